@@ -1,0 +1,11 @@
+import { defaultServerConditions } from "vite";
+import { defineProject, type UserWorkspaceConfig } from "vitest/config";
+
+/** One vitest project per workspace; tests import siblings from `src/` through the `source` condition. */
+export function project(name: string, extra: UserWorkspaceConfig["test"] = {}) {
+  return defineProject({
+    resolve: { conditions: ["source", "module", "node", "import", "default"] },
+    ssr: { resolve: { conditions: ["source", ...defaultServerConditions] } },
+    test: { name, include: ["test/**/*.test.ts"], ...extra },
+  });
+}
