@@ -1,1 +1,1 @@
-export {};
+export type { BreakerSignal, Verdict } from "./verdict.js";
