@@ -1,1 +1,23 @@
-export {};
+export type { Clock, Timer, TimerOptions } from "./clock/clock.js";
+export { NEVER } from "./clock/clock.js";
+export { MANUAL_CLOCK_START_MS, ManualClock } from "./clock/manual-clock.js";
+export { sleep } from "./clock/sleep.js";
+export { SystemClock, systemClock } from "./clock/system-clock.js";
+export * from "./cluster/index.js";
+export * from "./local/index.js";
+export * from "./redis/index.js";
+export type {
+  AlgorithmCode,
+  ConcurrencyReply,
+  ConcurrencyRequest,
+  HeartbeatReply,
+  HeartbeatRequest,
+  RateReply,
+  RateRequest,
+  Release,
+  RoundReply,
+  RoundRequest,
+  Store,
+  WindowSpec,
+  WindowState,
+} from "./store/types.js";

@@ -1,0 +1,128 @@
+/**
+ * The Store contract: what one sync round sends and what it gets back. `MemoryStore` and `RedisStore`
+ * implement it with identical semantics (specs/limiter-protocol.md sections 3.4-3.8 and 5).
+ * All times are store milliseconds (Unix ms of the store's clock, fractional allowed).
+ */
+
+/** Algorithm codes as they travel to the store: fixed window 0, sliding window 1, token bucket 2. */
+export type AlgorithmCode = 0 | 1 | 2;
+
+/** One window of a rate limit: `limit` per `windowMs`; `burst` is the token-bucket capacity (else = limit). */
+export interface WindowSpec {
+  limit: number;
+  windowMs: number;
+  burst: number;
+}
+
+/** A window's stored state: counters for fixed/sliding windows, `tat` (theoretical arrival time) for GCRA. */
+export interface WindowState {
+  idx: number;
+  cur: number;
+  prev: number;
+  tat: number;
+}
+
+/** Push admitted hits for one rate key and ask for credit (the rate script's arguments). */
+export interface RateRequest {
+  /** Store key, `rl2:{<service>:<subject>}:<hash16>`. */
+  key: string;
+  alg: AlgorithmCode;
+  windows: WindowSpec[];
+  pod: string;
+  /** Hits admitted since the last push, charged at the store's now. */
+  hits: number;
+  /** Hits admitted before the last window boundary, charged at `tOld`. */
+  hitsOld: number;
+  tOld: number;
+  /** Credit this replica still holds and keeps (not yet spent). */
+  unused: number;
+  /** New credit wanted. */
+  want: number;
+  /** Requests waiting right now: admitted directly from what is left when the grant cannot cover them. */
+  need: number;
+  /** min(localAllowance, 1). */
+  allowance: number;
+  replicas: number;
+  leaseTtlMs: number;
+}
+
+export interface RateReply {
+  /** The store time this reply was computed at. */
+  now: number;
+  kept: number;
+  /** Signed: capacity - usage - others' leases, floored (negative means debt). */
+  avail: number;
+  granted: number;
+  direct: number;
+  /** Credit other replicas hold in live leases. */
+  others: number;
+  windows: WindowState[];
+}
+
+/** Report the absolute number of active slots of one concurrency key and ask for more. */
+export interface ConcurrencyRequest {
+  /** Store key, `cc2:{<service>:<subject>}:<max>`. */
+  key: string;
+  pod: string;
+  active: number;
+  unused: number;
+  want: number;
+  need: number;
+  max: number;
+  allowance: number;
+  replicas: number;
+  leaseTtlMs: number;
+}
+
+export interface ConcurrencyReply {
+  now: number;
+  kept: number;
+  granted: number;
+  direct: number;
+  others: number;
+}
+
+/** Register this replica as live (or leave) and count the live replicas of the service. */
+export interface HeartbeatRequest {
+  /** Registry key, `rl2:{<service>}:pods`. */
+  key: string;
+  pod: string;
+  /** A replica is live while its last heartbeat is younger than this (3 x heartbeatMs). */
+  windowMs: number;
+  leave: boolean;
+}
+
+export interface HeartbeatReply {
+  now: number;
+  /** Live replicas of the service, at least 1. */
+  replicas: number;
+}
+
+/** Drop a replica's lease fields (rate and concurrency) from one store key. */
+export interface Release {
+  key: string;
+  pod: string;
+}
+
+/** Everything one round trip carries, applied in this order: releases, rates, concurrency, heartbeat. */
+export interface RoundRequest {
+  /** Store time to use; absent (or <= 0) means the store's own clock (Redis TIME). */
+  now?: number;
+  releases: Release[];
+  rates: RateRequest[];
+  concurrency: ConcurrencyRequest[];
+  heartbeat?: HeartbeatRequest;
+}
+
+export interface RoundReply {
+  /** One reply per rate request, in order. */
+  rates: RateReply[];
+  /** One reply per concurrency request, in order. */
+  concurrency: ConcurrencyReply[];
+  heartbeat?: HeartbeatReply;
+}
+
+/** Where replicas meet: one method, one round trip per sync round. Rejects when the store fails. */
+export interface Store {
+  round(request: RoundRequest): Promise<RoundReply>;
+}

@@ -1,0 +1,85 @@
+import { describe, expect, it } from "vitest";
+import { MANUAL_CLOCK_START_MS, ManualClock, NEVER, SystemClock, sleep } from "../src/index.js";
+
+describe("ManualClock", () => {
+  it("starts at the manual epoch with equal readings", () => {
+    const c = new ManualClock();
+    expect(c.monoMs()).toBe(MANUAL_CLOCK_START_MS);
+    expect(c.unixMs()).toBe(MANUAL_CLOCK_START_MS);
+  });
+
+  it("fires timers in time order, each at its own time", () => {
+    const c = new ManualClock(0);
+    const seen: Array<[string, number]> = [];
+    c.setTimer(30, () => seen.push(["b", c.monoMs()]));
+    c.setTimer(10, () => seen.push(["a", c.monoMs()]));
+    const t = c.setTimer(20, () => seen.push(["x", c.monoMs()]));
+    t.cancel();
+    c.advance(25);
+    expect(seen).toEqual([["a", 10]]);
+    expect(c.monoMs()).toBe(25);
+    c.advance(5);
+    expect(seen).toEqual([
+      ["a", 10],
+      ["b", 30],
+    ]);
+    expect(c.pendingTimers()).toBe(0);
+  });
+
+  it("runs a sleep loop step by step with advanceAsync", async () => {
+    const c = new ManualClock(0);
+    let wakes = 0;
+    const loop = (async () => {
+      for (let i = 0; i < 3; i++) {
+        await sleep(c, 100);
+        wakes++;
+      }
+    })();
+    await c.advanceAsync(250);
+    expect(wakes).toBe(2);
+    await c.advanceAsync(50);
+    await loop;
+    expect(wakes).toBe(3);
+  });
+
+  it("rejects a negative or NaN advance", () => {
+    const c = new ManualClock(0);
+    expect(() => c.advance(-1)).toThrow(RangeError);
+    expect(() => c.advance(Number.NaN)).toThrow(/ms must be/);
+  });
+});
+
+describe("sleep", () => {
+  it("rejects at once when the signal is already aborted", async () => {
+    const c = new ManualClock(0);
+    const ac = new AbortController();
+    ac.abort(new Error("gone"));
+    await expect(sleep(c, 10, ac.signal)).rejects.toThrow("gone");
+    expect(c.pendingTimers()).toBe(0);
+  });
+
+  it("rejects on abort during the wait and cancels its timer", async () => {
+    const c = new ManualClock(0);
+    const ac = new AbortController();
+    const p = sleep(c, 1000, ac.signal);
+    expect(c.pendingTimers()).toBe(1);
+    ac.abort(new Error("stop"));
+    await expect(p).rejects.toThrow("stop");
+    expect(c.pendingTimers()).toBe(0);
+  });
+
+  it("a NEVER sleep sets no timer and ends only by abort", async () => {
+    const c = new SystemClock();
+    const ac = new AbortController();
+    const p = sleep(c, NEVER, ac.signal);
+    setTimeout(() => ac.abort(new Error("done")), 5);
+    await expect(p).rejects.toThrow("done");
+  });
+
+  it("real clock: waits at least the time asked", async () => {
+    const c = new SystemClock();
+    const t0 = performance.now();
+    await sleep(c, 15);
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(14);
+  });
+});
