@@ -1,1 +1,30 @@
-export {};
+export {
+  EXPOSE_HEADERS,
+  type HeaderOptions,
+  type HeadersSetter,
+  type HeaderTarget,
+  IETF_EXPOSE_HEADERS,
+  type IetfWindow,
+  RATELIMIT,
+  RATELIMIT_POLICY,
+  type RateLimitHeaders,
+  RETRY_AFTER,
+  rateLimitHeaderList,
+  type ServerResponseLike,
+  writeHeaders,
+  X_RATELIMIT_LIMIT,
+  X_RATELIMIT_REMAINING,
+  X_RATELIMIT_RESET,
+} from "./headers.js";
+export {
+  CONCURRENCY_LIMITED_BODY,
+  CONTENT_TYPE_JSON,
+  concurrencyLimited,
+  concurrencyLimitedResponse,
+  RATE_LIMITED_BODY,
+  type Rejection,
+  rateLimited,
+  rateLimitedResponse,
+  sendRejection,
+  WS_CLOSE_TRY_AGAIN_LATER,
+} from "./rejections.js";

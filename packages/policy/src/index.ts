@@ -1,1 +1,37 @@
-export {};
+export {
+  DEFAULT_CACHE_TTL_MS,
+  DEFAULT_LOCAL_ALLOWANCE,
+  DEFAULT_REDIS_TIMEOUT_MS,
+  DEFAULT_RETRY_CONFIG,
+  DEFAULT_SYNC_INTERVAL_MS,
+  hasLimits,
+  isActive,
+  isEmpty,
+  isLocalOnly,
+  MAX_FALLBACKS,
+  merge,
+  mostRestrictiveLimit,
+  type Policy,
+  RATE_LIMIT_ALGORITHMS,
+  RATE_LIMIT_DEFAULTS,
+  type RateLimitAlgorithm,
+  type RateLimitConfig,
+  type RateWindow,
+  type RetryConfig,
+  rateLimitConfig,
+  sanitized,
+  windows,
+} from "./config.js";
+export { type ParsedPolicy, parsePolicy } from "./lenient.js";
+export {
+  errorText,
+  FallbackModelsSchema,
+  MAX_DELAY_OUT_OF_RANGE,
+  MaxConcurrentSchema,
+  PolicySchema,
+  type PolicyWire,
+  RateLimitsSchema,
+  type RateLimitsWire,
+  RetryConfigSchema,
+  type RetryConfigWire,
+} from "./schema.js";
