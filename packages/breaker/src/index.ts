@@ -1,1 +1,17 @@
-export {};
+export {
+  type BreakerCheck,
+  type BreakerState,
+  Breakers,
+  type BreakersOptions,
+  MAX_FAILURES_KEPT,
+  PROBE_RETRY_MS,
+  type Refusal,
+  type StateName,
+  type Tier,
+  type TransitionCause,
+  type TransitionEvent,
+} from "./breakers.js";
+export { type Clock, systemClock } from "./clock.js";
+export { BreakerConfig } from "./config.js";
+export { BreakerConfigError } from "./errors.js";
+export { type BreakerSignalLike, type BreakerVerdict, TwoTier, type TwoTierOptions } from "./two-tier.js";

@@ -1,1 +1,22 @@
-export {};
+export { type Clock, deadlineIn, systemClock } from "./clock.js";
+export { DeadlineExceededError, FallbackConfigError } from "./errors.js";
+export { expand, type FallbacksOf, MAX_FALLBACKS_PER_NODE } from "./expand.js";
+export {
+  type BreakerGate,
+  denialWaitMs,
+  type GuardedAttemptOptions,
+  guardedAttempt,
+  type RateDecision,
+  type RateGate,
+  type RateHeaders,
+} from "./guarded-attempt.js";
+export {
+  type ChainError,
+  ChainOutcome,
+  type ChainResult,
+  type EndpointError,
+  type Hop,
+  type HopRecord,
+  type Skip,
+} from "./hop.js";
+export { type Attempt, type HopEvent, type RunOptions, run } from "./run.js";

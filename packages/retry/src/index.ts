@@ -1,1 +1,13 @@
-export {};
+export { Backoff, type BackoffOptions, type Jitter, secondsToMs } from "./backoff.js";
+export { type Clock, deadlineIn, systemClock } from "./clock.js";
+export { BackoffConfigError, DeadlineExceededError } from "./errors.js";
+export { MAX_RETRIES, type RetryConfig, RetryPolicy } from "./policy.js";
+export {
+  type RetryEvent,
+  type RetryOperation,
+  type RetryOptions,
+  type RetryOutcome,
+  type RetryResult,
+  type RetryStop,
+  retry,
+} from "./retry.js";

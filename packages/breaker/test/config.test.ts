@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest";
+import { BreakerConfig, BreakerConfigError, Breakers } from "../src/index.js";
+
+describe("BreakerConfig", () => {
+  it("has the spec's defaults", () => {
+    expect(BreakerConfig.deployment()).toEqual({
+      failureThreshold: 5,
+      windowMs: 60_000,
+      openForMs: 30_000,
+      minSources: 1,
+    });
+    expect(BreakerConfig.vendor().minSources).toBe(2);
+  });
+
+  it("names the bad field", () => {
+    const ok = BreakerConfig.deployment();
+    expect(() => new Breakers("deployment", { ...ok, failureThreshold: 0 })).toThrow(/failureThreshold/);
+    expect(() => new Breakers("deployment", { ...ok, windowMs: -1 })).toThrow(/windowMs/);
+    expect(() => new Breakers("deployment", { ...ok, openForMs: Number.NaN })).toThrow(/openForMs/);
+    expect(() => new Breakers("deployment", { ...ok, minSources: 1.5 })).toThrow(/minSources/);
+    expect(() => BreakerConfig.validate({ ...ok, minSources: 0 })).toThrow(BreakerConfigError);
+  });
+});

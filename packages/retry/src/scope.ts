@@ -1,0 +1,33 @@
+import type { Clock } from "./clock.js";
+import { DeadlineExceededError } from "./errors.js";
+
+/** One signal that aborts when the caller's does or when the deadline passes; `dispose` stops the timer. */
+export interface SignalScope {
+  readonly signal: AbortSignal;
+  dispose(): void;
+}
+
+export function signalScope(parent: AbortSignal | undefined, deadlineMs: number | undefined, clock: Clock) {
+  const controller = new AbortController();
+  const timer = new AbortController();
+  const onParentAbort = () => controller.abort(parent?.reason);
+  if (parent?.aborted) controller.abort(parent.reason);
+  else parent?.addEventListener("abort", onParentAbort, { once: true });
+  if (deadlineMs !== undefined && !controller.signal.aborted) {
+    // timers may fire a little before `now()` reaches the deadline: re-arm so an abort always means it passed
+    const arm = () => {
+      const remaining = deadlineMs - clock.now();
+      if (remaining <= 0) controller.abort(new DeadlineExceededError(deadlineMs));
+      // the timer's rejection only means the scope was disposed first
+      else clock.sleep(remaining, timer.signal).then(arm, () => {});
+    };
+    arm();
+  }
+  return {
+    signal: controller.signal,
+    dispose() {
+      parent?.removeEventListener("abort", onParentAbort);
+      timer.abort();
+    },
+  } satisfies SignalScope;
+}

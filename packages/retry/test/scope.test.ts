@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { DeadlineExceededError } from "../src/index.js";
+import { signalScope } from "../src/scope.js";
+import { ManualClock } from "./manual-clock.js";
+
+describe("signalScope", () => {
+  it("aborts with DeadlineExceededError when the deadline passes", async () => {
+    const clock = new ManualClock();
+    const scope = signalScope(undefined, 500, clock);
+    await clock.advance(499);
+    expect(scope.signal.aborted).toBe(false);
+    await clock.advance(1);
+    expect(scope.signal.reason).toEqual(expect.any(DeadlineExceededError));
+    scope.dispose();
+  });
+
+  it("never aborts before now() reaches the deadline, even with a timer that fires early", async () => {
+    const manual = new ManualClock();
+    // fires half a ms early, as setTimeout can against performance.now()
+    const early = {
+      now: () => manual.now(),
+      sleep: (ms: number, s?: AbortSignal) => manual.sleep(Math.max(ms - 0.5, Math.min(ms, 0.5)), s),
+    };
+    const scope = signalScope(undefined, 10, early);
+    await manual.advance(9.5);
+    expect(scope.signal.aborted).toBe(false);
+    await manual.advance(0.5);
+    expect(scope.signal.aborted).toBe(true);
+    scope.dispose();
+  });
+
+  it("follows the parent's abort and reason", () => {
+    const parent = new AbortController();
+    const scope = signalScope(parent.signal, undefined, new ManualClock());
+    parent.abort("bye");
+    expect(scope.signal.reason).toBe("bye");
+  });
+
+  it("is aborted at once for a passed deadline or an aborted parent", () => {
+    const clock = new ManualClock(100);
+    expect(signalScope(undefined, 100, clock).signal.aborted).toBe(true);
+    expect(signalScope(AbortSignal.abort("x"), undefined, clock).signal.reason).toBe("x");
+  });
+
+  it("dispose cancels the timer and detaches from the parent", async () => {
+    const clock = new ManualClock();
+    const parent = new AbortController();
+    const scope = signalScope(parent.signal, 500, clock);
+    scope.dispose();
+    expect(clock.pending).toBe(0);
+    parent.abort();
+    await clock.advance(1000);
+    expect(scope.signal.aborted).toBe(false);
+  });
+});
