@@ -28,7 +28,7 @@ export function bodyHead(body: FailureBody): string {
 
 /** Whether the head of `body` contains any of the (lowercase) `markers`. */
 export function bodyHasMarker(body: FailureBody | undefined, markers: readonly string[]): boolean {
-  if (body === undefined) return false;
+  if (body == null) return false;
   const head = bodyHead(body);
   return markers.some((m) => head.includes(m));
 }

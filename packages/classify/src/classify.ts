@@ -103,7 +103,7 @@ function classifyStatus(
   body: FailureBody | undefined,
   nowMs: number | undefined,
 ): Verdict {
-  const hint = headers === undefined ? undefined : retryAfterMs(headers, nowMs);
+  const hint = headers == null ? undefined : retryAfterMs(headers, nowMs);
   switch (code) {
     case 408:
     case 409:
@@ -157,7 +157,7 @@ export function isRetryableStatus(code: number): boolean {
  */
 export function isVendorConcurrency429(headers?: HeadersInput, body?: FailureBody): boolean {
   if (bodyHasMarker(body, CONCURRENCY_MARKERS)) return true;
-  if (headers === undefined) return false;
+  if (headers == null) return false;
   const current = u64Header(headers, "current-concurrent-requests");
   const maximum = u64Header(headers, "maximum-concurrent-requests");
   return current !== undefined && maximum !== undefined && current >= maximum;

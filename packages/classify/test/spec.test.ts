@@ -235,3 +235,15 @@ describe("spec 2.3 rules in order", () => {
     expect("retryAfterMs" in status(503)).toBe(false);
   });
 });
+
+describe("JavaScript callers", () => {
+  it("null headers and body read as absent", () => {
+    const f = { kind: "status", code: 429, headers: null, body: null } as unknown as Failure;
+    expect(classify(f)).toMatchObject({ retryable: true, breaker: { kind: "deployment" } });
+    expect(isVendorConcurrency429(null as unknown as undefined, null as unknown as undefined)).toBe(false);
+    expect(classify({ kind: "nonsense" } as unknown as Failure)).toMatchObject({
+      retryable: false,
+      failover: false,
+    });
+  });
+});
