@@ -142,7 +142,7 @@ export function rateLimitHeaderList(info: RateLimitHeaders, options: HeaderOptio
     [X_RATELIMIT_REMAINING, integer(info.remaining, "remaining")],
     [X_RATELIMIT_RESET, integer(info.reset, "reset")],
   ];
-  if (info.retryAfter !== undefined) out.push([RETRY_AFTER, integer(info.retryAfter, "retryAfter")]);
+  if (info.retryAfter != null) out.push([RETRY_AFTER, integer(info.retryAfter, "retryAfter")]);
   if (options.ietf !== undefined) {
     const windows =
       options.ietf === true
