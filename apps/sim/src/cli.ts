@@ -1,7 +1,16 @@
 #!/usr/bin/env node
-// resil-sim: the simulation lands with its issue; until then the command prints its usage.
-console.log(`resil-sim: virtual-clock simulation of N replicas of @resil/limit (capacity planning)
+// resil-sim: the command-line entry (npx resil-sim, npm run sim).
+import { limiterBackend } from "./limiter-backend.js";
+import { main, processIo } from "./main.js";
 
-usage: resil-sim [--replicas N] [--limit L] [--window second|minute|hour] [--load X] [--duration S]
-
-The simulation engine is not built yet: this command only prints its usage.`);
+main(process.argv.slice(2), processIo, limiterBackend).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(
+      `resil-sim: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
+    process.exitCode = 3;
+  },
+);

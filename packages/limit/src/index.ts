@@ -6,6 +6,7 @@ export { SystemClock, systemClock } from "./clock/system-clock.js";
 export * from "./cluster/index.js";
 export * from "./local/index.js";
 export * from "./redis/index.js";
+export * from "./store/index.js";
 export type {
   AlgorithmCode,
   ConcurrencyReply,

@@ -1,0 +1,357 @@
+import { parseArgs } from "node:util";
+import { ArgsError } from "./errors.js";
+
+/** The parameters `sweep --vary` accepts, and the scenario field each one sets. */
+export const SWEEP_PARAMS = {
+  replicas: ["replicas"],
+  load: ["load"],
+  "sync-interval": ["limiter", "syncIntervalMs"],
+  latency: ["store", "latencyMs"],
+  jitter: ["store", "jitterMs"],
+  "local-allowance": ["limiter", "localAllowance"],
+  skew: ["traffic", "skew"],
+} as const;
+export type SweepParam = keyof typeof SWEEP_PARAMS;
+
+export interface CliOptions {
+  command: "run" | "sweep" | "help" | "version";
+  scenarioFile: string | undefined;
+  /** Scenario fields set by flags, nested like the scenario file (merged over it). */
+  overrides: Record<string, unknown>;
+  /** Scenario field (dotted) -> the flag that set it, so a bad value is reported by its flag. */
+  flagOf: Map<string, string>;
+  json: boolean;
+  check: boolean;
+  svg: string | undefined;
+  saveScenario: string | undefined;
+  rows: number;
+  quiet: boolean;
+  progress: "auto" | "always" | "never";
+  sweep: { param: SweepParam; values: number[] } | undefined;
+}
+
+const FLAGS = {
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+  scenario: { type: "string", short: "s" },
+  name: { type: "string" },
+  replicas: { type: "string", short: "n" },
+  limit: { type: "string", short: "l" },
+  window: { type: "string", short: "w" },
+  algorithm: { type: "string", short: "a" },
+  burst: { type: "string" },
+  load: { type: "string" },
+  duration: { type: "string", short: "d" },
+  seed: { type: "string" },
+  traffic: { type: "string" },
+  skew: { type: "string" },
+  period: { type: "string" },
+  duty: { type: "string" },
+  trough: { type: "string" },
+  cost: { type: "string" },
+  "sync-interval": { type: "string" },
+  "local-allowance": { type: "string" },
+  "cache-ttl": { type: "string" },
+  "redis-timeout": { type: "string" },
+  "lease-ttl": { type: "string" },
+  heartbeat: { type: "string" },
+  "slow-sync": { type: "string" },
+  "round-timeout": { type: "string" },
+  tick: { type: "string" },
+  "max-keys": { type: "string" },
+  "on-store-unavailable": { type: "string" },
+  "last-mile": { type: "string" },
+  latency: { type: "string" },
+  jitter: { type: "string" },
+  outage: { type: "string", multiple: true },
+  slow: { type: "string", multiple: true },
+  crash: { type: "string", multiple: true },
+  join: { type: "string", multiple: true },
+  "max-concurrent": { type: "string" },
+  hold: { type: "string" },
+  "sync-every": { type: "string" },
+  driver: { type: "string" },
+  json: { type: "boolean" },
+  check: { type: "boolean" },
+  svg: { type: "string" },
+  "save-scenario": { type: "string" },
+  rows: { type: "string" },
+  quiet: { type: "boolean", short: "q" },
+  progress: { type: "string" },
+  vary: { type: "string" },
+  values: { type: "string" },
+  range: { type: "string" },
+} as const;
+
+/** Flags that set one scenario field from a number: flag -> field path. */
+const NUMERIC: Record<string, string[]> = {
+  replicas: ["replicas"],
+  burst: ["burst"],
+  load: ["load"],
+  duration: ["duration"],
+  seed: ["seed"],
+  skew: ["traffic", "skew"],
+  period: ["traffic", "period"],
+  duty: ["traffic", "duty"],
+  trough: ["traffic", "trough"],
+  "sync-interval": ["limiter", "syncIntervalMs"],
+  "local-allowance": ["limiter", "localAllowance"],
+  "cache-ttl": ["limiter", "cacheTtlMs"],
+  "redis-timeout": ["limiter", "redisTimeoutMs"],
+  "lease-ttl": ["limiter", "leaseTtlMs"],
+  heartbeat: ["limiter", "heartbeatMs"],
+  "slow-sync": ["limiter", "slowSyncMs"],
+  "round-timeout": ["limiter", "roundTimeoutMs"],
+  tick: ["limiter", "tickMs"],
+  "max-keys": ["limiter", "maxKeysPerRound"],
+  latency: ["store", "latencyMs"],
+  jitter: ["store", "jitterMs"],
+  "sync-every": ["syncEveryMs"],
+};
+
+/** Flags that set one scenario field from a word. */
+const WORDS: Record<string, string[]> = {
+  name: ["name"],
+  traffic: ["traffic", "shape"],
+  "on-store-unavailable": ["limiter", "onStoreUnavailable"],
+  "last-mile": ["limiter", "lastMile"],
+  driver: ["driver"],
+};
+
+const WINDOW_ALIASES: Record<string, string> = {
+  s: "second",
+  sec: "second",
+  second: "second",
+  m: "minute",
+  min: "minute",
+  minute: "minute",
+  h: "hour",
+  hour: "hour",
+};
+
+const ALGORITHM_ALIASES: Record<string, string> = {
+  fixed: "fixed",
+  fixed_window: "fixed",
+  "fixed-window": "fixed",
+  sliding: "sliding",
+  sliding_window: "sliding",
+  "sliding-window": "sliding",
+  token: "token",
+  token_bucket: "token",
+  "token-bucket": "token",
+  gcra: "token",
+};
+
+/** Parses the command line (without `node` and the script). Throws ArgsError naming the bad flag. */
+export function parseCli(argv: string[]): CliOptions {
+  let parsed: ReturnType<typeof parseArgs<{ options: typeof FLAGS; allowPositionals: true; strict: true }>>;
+  try {
+    parsed = parseArgs({ args: argv, options: FLAGS, allowPositionals: true, strict: true });
+  } catch (err) {
+    throw new ArgsError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ""));
+  }
+  const v = parsed.values;
+  const positionals = parsed.positionals;
+  let command: CliOptions["command"] = "run";
+  if (positionals[0] === "sweep") command = "sweep";
+  else if (positionals[0] === "run") command = "run";
+  else if (positionals[0] === "help") command = "help";
+  else if (positionals.length > 0)
+    throw new ArgsError(`unknown command "${positionals[0]}" (expected run or sweep)`);
+  if (positionals.length > 1) throw new ArgsError(`unexpected argument "${positionals[1]}"`);
+  if (v.help) command = "help";
+  else if (v.version) command = "version";
+
+  const overrides: Record<string, unknown> = {};
+  const flagOf = new Map<string, string>();
+  const set = (flag: string, path: string[], value: unknown) => {
+    setPath(overrides, path, value);
+    flagOf.set(path.join("."), `--${flag}`);
+  };
+  const values = v as Record<string, string | string[] | boolean | undefined>;
+
+  for (const [flag, path] of Object.entries(NUMERIC)) {
+    const raw = values[flag];
+    if (typeof raw === "string") set(flag, path, number(flag, raw));
+  }
+  for (const [flag, path] of Object.entries(WORDS)) {
+    const raw = values[flag];
+    if (typeof raw === "string") set(flag, path, raw);
+  }
+  if (v.algorithm !== undefined) {
+    const alg = ALGORITHM_ALIASES[v.algorithm.toLowerCase()];
+    if (!alg) throw new ArgsError(`--algorithm: expected fixed, sliding or token, got "${v.algorithm}"`);
+    set("algorithm", ["algorithm"], alg);
+  }
+  if (v.limit !== undefined || v.window !== undefined) set("limit", ["limits"], limits(v.limit, v.window));
+  if (v.cost !== undefined) set("cost", ["costs"], costs(v.cost));
+  if (v["max-concurrent"] !== undefined || v.hold !== undefined) {
+    if (v["max-concurrent"] === undefined) throw new ArgsError("--hold: needs --max-concurrent");
+    set("max-concurrent", ["concurrency", "max"], number("max-concurrent", v["max-concurrent"]));
+    if (v.hold !== undefined) set("hold", ["concurrency", "holdMs"], number("hold", v.hold));
+  }
+  const faults = [
+    ...(v.outage ?? []).map((x) => ({ type: "outage", ...span("outage", x) })),
+    ...(v.slow ?? []).map((x) => slow(x)),
+    ...(v.crash ?? []).map((x) => crash(x)),
+    ...(v.join ?? []).map((x) => ({ type: "join", at: number("join", x) })),
+  ];
+  if (faults.length > 0) set("outage", ["faults"], faults);
+
+  const progress = v.progress ?? "auto";
+  if (progress !== "auto" && progress !== "always" && progress !== "never")
+    throw new ArgsError(`--progress: expected auto, always or never, got "${progress}"`);
+  const rows = v.rows === undefined ? 60 : number("rows", v.rows);
+  if (!Number.isInteger(rows) || rows < 1)
+    throw new ArgsError(`--rows: expected a positive integer, got "${v.rows}"`);
+
+  let sweep: CliOptions["sweep"];
+  if (command === "sweep") {
+    if (v.vary === undefined)
+      throw new ArgsError(`sweep: --vary is required (one of ${Object.keys(SWEEP_PARAMS).join(", ")})`);
+    if (!(v.vary in SWEEP_PARAMS))
+      throw new ArgsError(`--vary: expected one of ${Object.keys(SWEEP_PARAMS).join(", ")}, got "${v.vary}"`);
+    if ((v.values === undefined) === (v.range === undefined))
+      throw new ArgsError("sweep: give exactly one of --values a,b,c or --range from..to[:step]");
+    const list = v.values !== undefined ? numberList("values", v.values) : range(v.range!);
+    sweep = { param: v.vary as SweepParam, values: list };
+  } else {
+    for (const flag of ["vary", "values", "range"] as const)
+      if (v[flag] !== undefined) throw new ArgsError(`--${flag}: only for the sweep command`);
+  }
+
+  return {
+    command,
+    scenarioFile: v.scenario,
+    overrides,
+    flagOf,
+    json: v.json ?? false,
+    check: v.check ?? false,
+    svg: v.svg,
+    saveScenario: v["save-scenario"],
+    rows,
+    quiet: v.quiet ?? false,
+    progress,
+    sweep,
+  };
+}
+
+function number(flag: string, raw: string): number {
+  const n = raw.trim() === "" ? Number.NaN : Number(raw);
+  if (!Number.isFinite(n)) throw new ArgsError(`--${flag}: expected a number, got "${raw}"`);
+  return n;
+}
+
+function numberList(flag: string, raw: string): number[] {
+  const list = raw.split(",").map((x) => number(flag, x));
+  if (list.length === 0) throw new ArgsError(`--${flag}: expected a comma-separated list of numbers`);
+  return list;
+}
+
+/** `from..to` or `from..to:step` (inclusive). */
+function range(raw: string): number[] {
+  const m = /^\s*([^.:]+)\.\.([^:]+)(?::(.+))?$/.exec(raw);
+  if (!m) throw new ArgsError(`--range: expected from..to or from..to:step, got "${raw}"`);
+  const from = number("range", m[1]!);
+  const to = number("range", m[2]!);
+  const step = m[3] === undefined ? 1 : number("range", m[3]);
+  if (!(step > 0) || to < from)
+    throw new ArgsError(`--range: expected from <= to and step > 0, got "${raw}"`);
+  const out: number[] = [];
+  for (let i = 0; from + i * step <= to + 1e-9; i++) {
+    if (i >= 1000) throw new ArgsError(`--range: more than 1000 values in "${raw}"`);
+    out.push(Number((from + i * step).toPrecision(12)));
+  }
+  return out;
+}
+
+/** `--limit 50` with `--window`, or a list `50/s,3000/min`. */
+function limits(
+  limit: string | undefined,
+  window: string | undefined,
+): Array<{ limit: number; window: string }> {
+  const parseWindow = (flag: string, w: string) => {
+    const name = WINDOW_ALIASES[w.trim().toLowerCase()];
+    if (!name) throw new ArgsError(`--${flag}: expected second, minute or hour, got "${w}"`);
+    return name;
+  };
+  const defaultWindow = window === undefined ? "second" : parseWindow("window", window);
+  if (limit === undefined) return [{ limit: 50, window: defaultWindow }];
+  return limit.split(",").map((part) => {
+    const [n, w] = part.split("/");
+    return { limit: number("limit", n!), window: w === undefined ? defaultWindow : parseWindow("limit", w) };
+  });
+}
+
+/** `--cost 5` or weighted `--cost 1:0.9,10:0.1` (cost:weight). */
+function costs(raw: string): Array<{ cost: number; weight: number }> {
+  return raw.split(",").map((part) => {
+    const [c, w] = part.split(":");
+    return { cost: number("cost", c!), weight: w === undefined ? 1 : number("cost", w) };
+  });
+}
+
+/** `10-40` seconds. */
+function span(flag: string, raw: string): { from: number; to: number } {
+  const m = /^\s*([^-]+)-(.+)$/.exec(raw);
+  if (!m) throw new ArgsError(`--${flag}: expected from-to in seconds (e.g. 10-40), got "${raw}"`);
+  return { from: number(flag, m[1]!), to: number(flag, m[2]!) };
+}
+
+/** `10-20:50`: the store is 50 ms slower from 10 s to 20 s. */
+function slow(raw: string): Record<string, unknown> {
+  const [when, ms] = raw.split(":");
+  if (ms === undefined) throw new ArgsError(`--slow: expected from-to:ms (e.g. 10-20:50), got "${raw}"`);
+  return { type: "slow", ...span("slow", when!), latencyMs: number("slow", ms) };
+}
+
+/** `30` (replica 0 at 30 s) or `2@30` (replica 2 at 30 s). */
+function crash(raw: string): Record<string, unknown> {
+  const [a, b] = raw.split("@");
+  if (b === undefined) return { type: "crash", at: number("crash", a!), replica: 0 };
+  return { type: "crash", at: number("crash", b), replica: number("crash", a!) };
+}
+
+function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (next && typeof next === "object" && !Array.isArray(next)) node = next as Record<string, unknown>;
+    else {
+      const fresh: Record<string, unknown> = {};
+      node[key] = fresh;
+      node = fresh;
+    }
+  }
+  node[path[path.length - 1]!] = value;
+}
+
+/** Sets a nested field (for sweeps). */
+export function withField(
+  raw: Record<string, unknown>,
+  path: readonly string[],
+  value: unknown,
+): Record<string, unknown> {
+  const copy = structuredClone(raw);
+  setPath(copy, path, value);
+  return copy;
+}
+
+/** The file's fields with the flags' over them; fault lists are joined, other values replaced. */
+export function mergeOverrides(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    if (k === "faults" && Array.isArray(b) && Array.isArray(v)) out[k] = [...b, ...v];
+    else if (isPlain(b) && isPlain(v)) out[k] = mergeOverrides(b, v);
+    else out[k] = v;
+  }
+  return out;
+}
+
+function isPlain(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === "object" && !Array.isArray(v);
+}

@@ -1,0 +1,103 @@
+import { type AcquireResult, Limiter, MemoryStore, type RateLimitConfig } from "@resil/limit";
+import type { Backend } from "./engine.js";
+import type { Outcome, QuickVerdict, ReplicaContext, SimReplica, SlotResult } from "./replica.js";
+import type { Scenario } from "./scenario.js";
+
+/** The one limiter key every simulated request uses. */
+export const SUBJECT = "tenant";
+
+const ALGORITHMS = { fixed: "fixed_window", sliding: "sliding_window", token: "token_bucket" } as const;
+const WINDOW_FIELD = {
+  second: "requestsPerSecond",
+  minute: "requestsPerMinute",
+  hour: "requestsPerHour",
+} as const;
+
+/** The real thing: `Limiter` replicas (service "sim", pods "pod-i") on one `MemoryStore`. */
+export const limiterBackend: Backend = {
+  store: (clock) => new MemoryStore(clock),
+  replica: (ctx) => new LimiterReplica(ctx),
+};
+
+/** The scenario's limits and tuning as the Limiter's per-key config. */
+export function rateConfig(s: Scenario): RateLimitConfig {
+  const cfg: RateLimitConfig = {
+    algorithm: ALGORITHMS[s.algorithm],
+    burstSize: s.burst ?? null,
+    localAllowance: s.limiter.localAllowance,
+    syncIntervalMs: s.limiter.syncIntervalMs,
+    cacheTtlMs: s.limiter.cacheTtlMs,
+    redisTimeoutMs: s.limiter.redisTimeoutMs,
+  };
+  for (const l of s.limits) cfg[WINDOW_FIELD[l.window]] = l.limit;
+  return cfg;
+}
+
+class LimiterReplica implements SimReplica {
+  readonly pod: string;
+  private readonly limiter: Limiter;
+
+  constructor(ctx: ReplicaContext) {
+    const s = ctx.scenario;
+    const o = s.limiter;
+    this.pod = ctx.pod;
+    this.limiter = new Limiter(
+      {
+        service: "sim",
+        podId: ctx.pod,
+        onStoreUnavailable: o.onStoreUnavailable,
+        lastMile: o.lastMile,
+        heartbeatMs: o.heartbeatMs,
+        slowSyncMs: o.slowSyncMs,
+        leaseTtlMs: o.leaseTtlMs,
+        roundTimeoutMs: o.roundTimeoutMs,
+        tickMs: o.tickMs,
+        maxKeysPerRound: o.maxKeysPerRound,
+      },
+      ctx.store,
+      ctx.clock,
+    );
+    // The background loop starts only with the loop driver; the steps driver runs the rounds itself (spec 6).
+    this.limiter.setPolicy(SUBJECT, rateConfig(s), s.concurrency?.max ?? null);
+  }
+
+  tryCheck(cost: number): QuickVerdict {
+    const d = this.limiter.tryCheck(SUBJECT, cost);
+    if (d === undefined) return "undecided";
+    return d.kind === "deny" ? "deny" : "allow";
+  }
+
+  async check(cost: number): Promise<boolean> {
+    return (await this.limiter.check(SUBJECT, cost)).kind !== "deny";
+  }
+
+  async acquire(): Promise<SlotResult> {
+    const r: AcquireResult = await this.limiter.acquire(SUBJECT);
+    if (r.kind === "acquired") return { kind: "slot", release: () => r.slot.release() };
+    return r.kind === "denied" ? { kind: "denied" } : { kind: "nocap" };
+  }
+
+  start(): Promise<void> {
+    return this.limiter.start();
+  }
+
+  sync(force: boolean): Promise<void> {
+    return this.limiter.syncNow(force);
+  }
+
+  outcome(o: Outcome): number {
+    return this.limiter.outcomeCount(o);
+  }
+
+  syncRounds(): number {
+    return this.limiter.syncRounds();
+  }
+
+  syncFailures(): number {
+    return this.limiter.syncFailures();
+  }
+
+  replicas(): number {
+    return this.limiter.replicas();
+  }
+}

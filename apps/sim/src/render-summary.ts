@@ -1,0 +1,56 @@
+import { int, num, padRight, pct } from "./format.js";
+import type { Report, Summary } from "./report.js";
+
+/** The summary block under the table. */
+export function renderSummary(report: Report): string {
+  const s = report.summary;
+  const sc = report.scenario;
+  const limits = sc.limits.map((l) => `${l.limit}/${l.window}`).join(" + ");
+  const lines: Array<[string, string]> = [
+    [
+      "scenario",
+      `${sc.name}: ${sc.replicas} replicas, ${sc.algorithm} ${limits}, load ${num(sc.load, 2)}x, ${num(sc.duration)} s, seed ${sc.seed}`,
+    ],
+    [
+      "utilisation",
+      `${pct(s.utilisation)} of what the limit allowed (${int(s.admitted)} admitted of ${int(s.offered)} offered)`,
+    ],
+    [
+      "max over-admission",
+      s.maxOverAdmission.units > 0
+        ? `+${int(s.maxOverAdmission.units)} (${pct(s.maxOverAdmission.fraction)}, ${s.maxOverAdmission.window})`
+        : "0",
+    ],
+    ["windows over limit", `${s.windowsOver} of ${s.windowsChecked}${s.limitHeld ? " (limit held)" : ""}`],
+    ["starved replicas", `${s.starvedReplicas} of ${report.pods.length}`],
+    ["denies", `${int(s.deniedRequests)} requests (${int(s.denied)} units)`],
+    ["store calls/s", `${num(s.storeCallsPerSecond)} (${s.storeFailures} failed)`],
+    ["overruns", int(s.overruns)],
+    ["fail-static admits", int(s.failStaticAdmits)],
+    ["paid back", `${int(s.paidBack)} units pushed after recovery`],
+    ["outcomes", outcomeLine(s)],
+  ];
+  if (s.concurrency)
+    lines.push([
+      "concurrency",
+      `max ${s.concurrency.max}, most held ${s.concurrency.maxActive}, slot denials ${s.concurrency.slotDenials}`,
+    ]);
+  for (const c of s.crashes) {
+    const back =
+      c.leakedSlots === 0
+        ? "no slots leaked"
+        : c.slotsReturnedAfterMs === undefined
+          ? `${c.leakedSlots} slots leaked, not seen back`
+          : `${c.leakedSlots} slots leaked, back after ${num(c.slotsReturnedAfterMs / 1000, 2)} s`;
+    lines.push([`crash pod-${c.replica}`, `at ${num(c.atMs / 1000, 2)} s: ${back}`]);
+  }
+  const width = Math.max(...lines.map(([k]) => k.length)) + 1;
+  return `${lines.map(([k, v]) => `${padRight(`${k}:`, width)} ${v}`).join("\n")}\n`;
+}
+
+function outcomeLine(s: Summary): string {
+  return Object.entries(s.outcomes)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${k} ${n}`)
+    .join(", ");
+}

@@ -1,0 +1,172 @@
+import type { CrashReport, RawRun } from "./engine.js";
+import { OUTCOMES, type Outcome } from "./replica.js";
+import { primaryLimit, type Scenario, WINDOW_MS, windowBound } from "./scenario.js";
+
+/** One row of the table: a window of the shortest limit. Units are cost units. */
+export interface WindowRow {
+  index: number;
+  /** Window start, simulated seconds. */
+  startS: number;
+  offered: number;
+  admitted: number;
+  denied: number;
+  limit: number;
+  /** Units admitted above what the window allows (0 when the limit held). */
+  over: number;
+  /** Admitted per replica, in pod order. */
+  perReplica: number[];
+  /** Most concurrency slots held at once in the window (concurrency scenarios). */
+  maxActive?: number;
+}
+
+export interface Summary {
+  durationS: number;
+  replicas: number;
+  /** Live replicas at the end. */
+  replicasAtEnd: number;
+  offered: number;
+  admitted: number;
+  denied: number;
+  requests: number;
+  deniedRequests: number;
+  /** Admitted / what could have been admitted (per window, the lesser of offered and the limit). */
+  utilisation: number;
+  /** Worst window: units above its bound, and that as a fraction of the bound. */
+  maxOverAdmission: { units: number; fraction: number; window: string | null };
+  windowsOver: number;
+  windowsChecked: number;
+  starvedReplicas: number;
+  storeCallsPerSecond: number;
+  storeFailures: number;
+  overruns: number;
+  failStaticAdmits: number;
+  /** Units pushed to the store on the first good round after failures (repaid as debt). */
+  paidBack: number;
+  outcomes: Record<Outcome, number>;
+  concurrency: { max: number; maxActive: number; slotDenials: number } | null;
+  crashes: CrashReport[];
+  /** No window of any limit went over its bound. */
+  limitHeld: boolean;
+}
+
+/** Everything a run prints, and the `--json` document. */
+export interface Report {
+  scenario: Scenario;
+  pods: string[];
+  windowMs: number;
+  windows: WindowRow[];
+  summary: Summary;
+}
+
+export function buildReport(run: RawRun): Report {
+  const s = run.scenario;
+  const pods = run.pods.length;
+  const stride = run.stride;
+  const primary = primaryLimit(s);
+  const bound = windowBound(s, primary);
+  const windows: WindowRow[] = [];
+  for (let w = 0; w < run.windowCount; w++) {
+    const admitted = run.admitted[w]!;
+    const row: WindowRow = {
+      index: w,
+      startS: (w * run.windowMs) / 1000,
+      offered: run.offered[w]!,
+      admitted,
+      denied: run.denied[w]!,
+      limit: primary.limit,
+      over: Math.max(0, admitted - bound),
+      perReplica: Array.from(run.admittedBy.subarray(w * stride, w * stride + pods)),
+    };
+    if (s.concurrency) row.maxActive = run.maxActive[w]!;
+    windows.push(row);
+  }
+  return { scenario: s, pods: run.pods, windowMs: run.windowMs, windows, summary: summarize(run, windows) };
+}
+
+function summarize(run: RawRun, rows: WindowRow[]): Summary {
+  const s = run.scenario;
+  const sum = (xs: ArrayLike<number>) => {
+    let t = 0;
+    for (let i = 0; i < xs.length; i++) t += xs[i]!;
+    return t;
+  };
+  const offered = sum(run.offered);
+  const admitted = sum(run.admitted);
+  let possible = 0;
+  for (const r of rows) possible += Math.min(r.offered, windowBound(s, primaryLimit(s)));
+
+  // Every configured limit is checked on its own aligned windows, built from the table's rows.
+  let windowsOver = 0;
+  let windowsChecked = 0;
+  let worst = { units: 0, fraction: 0, window: null as string | null };
+  for (const l of s.limits) {
+    const per = Math.max(1, WINDOW_MS[l.window] / run.windowMs);
+    const bound = windowBound(s, l);
+    for (let start = 0; start < rows.length; start += per) {
+      let got = 0;
+      for (let i = start; i < Math.min(rows.length, start + per); i++) got += rows[i]!.admitted;
+      windowsChecked++;
+      if (got > bound) {
+        windowsOver++;
+        const units = got - bound;
+        if (units / bound > worst.fraction)
+          worst = {
+            units,
+            fraction: units / bound,
+            window: `${l.window} at ${(start * run.windowMs) / 1000}s`,
+          };
+      }
+    }
+  }
+
+  const starved = starvedReplicas(run, offered > 0 ? admitted / offered : 1);
+  let maxActive = 0;
+  for (const r of rows) maxActive = Math.max(maxActive, r.maxActive ?? 0);
+  const live = run.lifetimes.filter((l) => l.toMs >= Math.round(s.duration * 1000)).length;
+  return {
+    durationS: s.duration,
+    replicas: s.replicas,
+    replicasAtEnd: live,
+    offered,
+    admitted,
+    denied: sum(run.denied),
+    requests: run.requests,
+    deniedRequests: run.deniedRequests,
+    utilisation: possible > 0 ? admitted / possible : 1,
+    maxOverAdmission: worst,
+    windowsOver,
+    windowsChecked,
+    starvedReplicas: starved,
+    storeCallsPerSecond: run.storeCalls / s.duration,
+    storeFailures: run.storeFailures,
+    overruns: run.outcomes.allowOverrun,
+    failStaticAdmits: run.outcomes.allowDegraded,
+    paidBack: run.paidBack,
+    outcomes: Object.fromEntries(OUTCOMES.map((o) => [o, run.outcomes[o]])) as Record<Outcome, number>,
+    concurrency: s.concurrency ? { max: s.concurrency.max, maxActive, slotDenials: run.slotDenials } : null,
+    crashes: run.crashes,
+    limitHeld: windowsOver === 0,
+  };
+}
+
+/**
+ * A replica is starved when, over the windows it lived through whole (first and last of the run
+ * left out), its admitted/offered ratio is under half the cluster's.
+ */
+function starvedReplicas(run: RawRun, clusterRatio: number): number {
+  let starved = 0;
+  const pods = run.pods.length;
+  for (let p = 0; p < pods; p++) {
+    const life = run.lifetimes[p]!;
+    let off = 0;
+    let adm = 0;
+    for (let w = 1; w < run.windowCount - 1; w++) {
+      const from = w * run.windowMs;
+      if (from < life.fromMs || from + run.windowMs > life.toMs) continue;
+      off += run.offeredBy[w * run.stride + p]!;
+      adm += run.admittedBy[w * run.stride + p]!;
+    }
+    if (off > 0 && adm / off < clusterRatio / 2) starved++;
+  }
+  return starved;
+}

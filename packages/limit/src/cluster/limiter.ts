@@ -1,0 +1,1177 @@
+import type { Clock, Timer } from "../clock/clock.js";
+import { systemClock } from "../clock/system-clock.js";
+import { free, resetMs, retryAfterMs, usage } from "../store/algorithm.js";
+import { StoreReplyError } from "../store/errors.js";
+import { MemoryStore } from "../store/memory-store.js";
+import type {
+  ConcurrencyReply,
+  ConcurrencyRequest,
+  RateReply,
+  RateRequest,
+  Release,
+  RoundReply,
+  RoundRequest,
+  Store,
+} from "../store/types.js";
+import {
+  concurrencyCap,
+  type KeyTuning,
+  keyTuning,
+  type LimiterOptions,
+  type RateLimitConfig,
+  type RatePolicy,
+  type ResolvedOptions,
+  ratePolicy,
+  resolveOptions,
+  samePolicy,
+  sameTuning,
+} from "./config.js";
+import {
+  type AcquireResult,
+  ALLOW_COLD,
+  ALLOW_DEGRADED,
+  ALLOW_LOCAL,
+  ALLOW_OVERRUN,
+  ALLOW_SYNC,
+  DENY_DEGRADED,
+  DENY_LOCAL,
+  DENY_SYNC,
+  type Decision,
+  OUTCOMES,
+  type Outcome,
+  type RateHeaders,
+  type Slot,
+  UNLIMITED,
+} from "./decision.js";
+import { InvalidCostError, InvalidPolicyError, LimiterClosedError, StoreTimeoutError } from "./errors.js";
+import { concurrencyKey, configHash, rateKey, registryKey } from "./keys.js";
+import { ConcurrencyKey, RateKey } from "./keys-state.js";
+import { type LimiterMetrics, SyncHistogram, snapshotMetrics } from "./metrics.js";
+
+/** The loop wakes this long before each whole second of store time to snapshot admits (spec 2.8). */
+export const BOUNDARY_LEAD_MS = 2;
+/** Credit is trusted for this share of its lease, from the time its request was sent. */
+export const CREDIT_TRUST = 0.75;
+/** Background rounds in flight at once. */
+export const MAX_ROUNDS_IN_FLIGHT = 4;
+/** Concurrency leases live at least this long. */
+export const MIN_CONCURRENCY_LEASE_MS = 5_000;
+/** Each clock-offset sample after the first moves the offset this share of the way. */
+const OFFSET_GAIN = 0.2;
+// Leases of the in-process engine for local-only keys never expire in practice.
+const LOCAL_LEASE_MS = 1e15;
+
+/** One policy of `syncPolicies`. */
+export interface PolicyEntry {
+  subject: string;
+  rateLimits?: RateLimitConfig | null;
+  maxConcurrent?: number | null;
+}
+
+// A rate request in flight and what applying (or reverting) its reply needs.
+interface RateSend {
+  key: RateKey;
+  seq: number;
+  aSend: number;
+  prevPushed: number;
+  ewma: number;
+  send: number;
+  request: RateRequest;
+}
+
+interface ConcurrencySend {
+  key: ConcurrencyKey;
+  seq: number;
+  activeSend: number;
+  acquiredSend: number;
+  ewma: number;
+  send: number;
+  request: ConcurrencyRequest;
+}
+
+type Phase = "new" | "running" | "closed";
+
+const UNLIMITED_SLOT: AcquireResult = Object.freeze({ kind: "unlimited" });
+
+function checkCost(cost: number): void {
+  if (!Number.isSafeInteger(cost) || cost < 0) throw new InvalidCostError(cost);
+}
+
+/** A held slot: releases once, locally; the next sync reports the new absolute count. */
+class HeldSlot implements Slot {
+  private held = true;
+
+  constructor(private readonly key: ConcurrencyKey) {}
+
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.key.active = Math.max(0, this.key.active - 1);
+  }
+
+  [Symbol.dispose](): void {
+    this.release();
+  }
+}
+
+/**
+ * A cluster-wide rate and concurrency limiter (specs/limiter-protocol.md): each replica admits from
+ * credit the store granted it, with no I/O per request; a background loop pushes admits and asks for
+ * more in one round trip. Without a store every key is local-only.
+ */
+export class Limiter {
+  readonly podId: string;
+  readonly service: string;
+  private readonly options: ResolvedOptions;
+  private readonly store: Store | undefined;
+  private readonly clock: Clock;
+  /** In-process engine: local-only keys and fail-static decisions, always called with an explicit time. */
+  private readonly engine: MemoryStore;
+  private readonly registry: string;
+  private readonly rates = new Map<string, RateKey>();
+  private readonly caps = new Map<string, ConcurrencyKey>();
+  private readonly counts = [0, 0, 0, 0, 0, 0, 0, 0];
+  /** Store ms minus local monotonic ms. */
+  private offset: number;
+  private offsetMeasured = false;
+  private replicaCount = 1;
+  private failing = false;
+  private lastOk: number;
+  private recoveredAt = Number.NEGATIVE_INFINITY;
+  private lastHeartbeat = Number.NEGATIVE_INFINITY;
+  private roundsInFlight = 0;
+  private roundCount = 0;
+  private failureCount = 0;
+  private phase: Phase = "new";
+  private tickTimer: Timer | undefined;
+  private boundaryTimer: Timer | undefined;
+  private wakeQueued = false;
+  private shutdownDone: Promise<void> | undefined;
+  private readonly syncSeconds = new SyncHistogram();
+  private metricsCache: LimiterMetrics | undefined;
+  private metricsAt = Number.NEGATIVE_INFINITY;
+  /** The last store error (diagnostics). */
+  lastStoreError: unknown;
+
+  constructor(options: LimiterOptions = {}, store?: Store, clock: Clock = systemClock) {
+    this.options = resolveOptions(options);
+    this.podId = this.options.podId;
+    this.service = this.options.service;
+    this.store = store;
+    this.clock = clock;
+    this.engine = new MemoryStore(clock);
+    this.registry = registryKey(this.service);
+    const now = clock.monoMs();
+    this.offset = clock.unixMs() - now;
+    this.lastOk = now;
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /** With a store: one forced round with a heartbeat (errors ignored), then the background loop. */
+  async start(): Promise<void> {
+    if (this.phase === "closed") throw new LimiterClosedError("start");
+    if (this.phase === "running") return;
+    this.phase = "running";
+    if (this.store === undefined) return;
+    await this.round(true, true);
+    if (this.phase !== "running") return;
+    this.armTick();
+    this.armBoundary();
+  }
+
+  /**
+   * Stops the loop, pushes every pending admit (a final forced round), releases this replica's leases
+   * and leaves the registry, each bounded by roundTimeoutMs. Idempotent; leaves no timer behind.
+   */
+  shutdown(): Promise<void> {
+    this.shutdownDone ??= this.close();
+    return this.shutdownDone;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.shutdown();
+  }
+
+  private async close(): Promise<void> {
+    this.phase = "closed";
+    this.tickTimer?.cancel();
+    this.boundaryTimer?.cancel();
+    for (const k of this.rates.values()) k.validUntil = Number.NEGATIVE_INFINITY;
+    for (const c of this.caps.values()) c.validUntil = Number.NEGATIVE_INFINITY;
+    if (this.store !== undefined) {
+      const now = this.clock.monoMs();
+      const rates = [...this.rates.values()].filter((k) => !k.localOnly && this.claimRate(k));
+      const caps = [...this.caps.values()].filter((c) => !c.localOnly && this.claimCap(c));
+      await this.exchange(rates, caps, undefined, [], now);
+      const releases: Release[] = [];
+      for (const k of this.rates.values())
+        if (!k.localOnly) releases.push({ key: k.storeKey, pod: this.podId });
+      for (const c of this.caps.values()) {
+        if (!c.localOnly && c.active === 0) releases.push({ key: c.storeKey, pod: this.podId });
+      }
+      await this.exchange([], [], "leave", releases, this.clock.monoMs());
+    }
+    for (const k of this.rates.values()) k.waitlist.notifyAll();
+    for (const c of this.caps.values()) c.waitlist.notifyAll();
+  }
+
+  // ---------------------------------------------------------------- policies
+
+  /**
+   * Sets (or replaces) a subject's limits (spec 1.4). Unchanged limits keep their live state; a
+   * changed limit starts from a fresh window. Neither part: the subject is removed.
+   * Throws InvalidPolicyError for an empty subject or a negative, NaN or infinite limit.
+   */
+  setPolicy(subject: string, rateLimits?: RateLimitConfig | null, maxConcurrent?: number | null): void {
+    this.applyPolicy(subject, ratePolicy(rateLimits), concurrencyCap(maxConcurrent), rateLimits);
+  }
+
+  /** Applies every entry and removes the subjects not listed; validates all entries before changing any. */
+  syncPolicies(list: Iterable<PolicyEntry>): void {
+    const parsed = [...list].map((e) => {
+      checkSubject(e.subject);
+      return {
+        e,
+        policy: ratePolicy(e.rateLimits),
+        max: concurrencyCap(e.maxConcurrent),
+      };
+    });
+    const listed = new Set<string>();
+    for (const { e, policy, max } of parsed) {
+      listed.add(e.subject);
+      this.applyPolicy(e.subject, policy, max, e.rateLimits);
+    }
+    for (const subject of [...this.rates.keys(), ...this.caps.keys()]) {
+      if (!listed.has(subject)) this.remove(subject);
+    }
+  }
+
+  /** Forgets a subject (its store leases expire on their own). */
+  remove(subject: string): void {
+    const k = this.rates.get(subject);
+    if (k !== undefined) {
+      this.rates.delete(subject);
+      k.validUntil = Number.NEGATIVE_INFINITY;
+    }
+    this.caps.delete(subject);
+  }
+
+  hasPolicy(subject: string): boolean {
+    return this.rates.has(subject) || this.caps.has(subject);
+  }
+
+  /** Number of subjects with a policy. */
+  get size(): number {
+    let n = this.rates.size;
+    for (const subject of this.caps.keys()) if (!this.rates.has(subject)) n++;
+    return n;
+  }
+
+  private applyPolicy(
+    subject: string,
+    policy: RatePolicy | undefined,
+    max: number,
+    cfg: RateLimitConfig | null | undefined,
+  ): void {
+    checkSubject(subject);
+    const hasStore = this.store !== undefined;
+    if (policy === undefined) this.rates.delete(subject);
+    else {
+      const localOnly = policy.localAllowance >= 1 || !hasStore;
+      const hash = configHash(policy.alg, policy.windows);
+      const key = rateKey(this.service, subject, hash);
+      const old = this.rates.get(subject);
+      const reuse =
+        old !== undefined &&
+        old.storeKey === key &&
+        old.localOnly === localOnly &&
+        samePolicy(old.policy, policy);
+      if (!reuse) this.rates.set(subject, new RateKey(subject, key, policy, localOnly));
+    }
+    if (max === 0) this.caps.delete(subject);
+    else {
+      const tuning = keyTuning(cfg);
+      const localOnly = tuning.localAllowance >= 1 || !hasStore;
+      const old = this.caps.get(subject);
+      const reuse =
+        old !== undefined && old.max === max && old.localOnly === localOnly && sameTuning(old.tuning, tuning);
+      if (!reuse) {
+        this.caps.set(
+          subject,
+          new ConcurrencyKey(subject, concurrencyKey(this.service, subject, max), max, tuning, localOnly),
+        );
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- rate decisions
+
+  /**
+   * The no-I/O decision: admission from credit, or any decision reachable without waiting on the store
+   * (local-only keys, fail-static, a certainly full window). `undefined`: undecided, call `check`
+   * (also for an unknown subject, which `check` calls unlimited). Never returns a promise.
+   */
+  tryCheck(subject: string, cost = 1): Decision | undefined {
+    const k = this.rates.get(subject);
+    if (k === undefined) {
+      if (cost !== 1) checkCost(cost);
+      return this.caps.has(subject) ? UNLIMITED : undefined;
+    }
+    if (cost !== 1) checkCost(cost);
+    return this.admit(k, cost, ALLOW_LOCAL) ?? this.decideNow(k, cost);
+  }
+
+  /**
+   * Decides one request of `cost` units (default 1). Unknown subject or no rate limit: unlimited.
+   * Waits on the store (at most the key's redisTimeoutMs) only when no credit covers it.
+   * Rejects with InvalidCostError for a bad cost, LimiterClosedError after shutdown.
+   */
+  async check(subject: string, cost = 1): Promise<Decision> {
+    const k = this.rates.get(subject);
+    if (k === undefined) {
+      if (cost !== 1) checkCost(cost);
+      if (this.phase === "closed") throw new LimiterClosedError("check");
+      return UNLIMITED;
+    }
+    if (cost !== 1) checkCost(cost);
+    return this.admit(k, cost, ALLOW_LOCAL) ?? this.decideNow(k, cost) ?? this.waitForSync(k, cost);
+  }
+
+  /** Admission from credit (spec 2.2): a clock read, a compare, an add. */
+  private admit(k: RateKey, cost: number, outcome: number): Decision | undefined {
+    const now = this.clock.monoMs();
+    if (now >= k.validUntil) return undefined;
+    const t = now + this.offset;
+    if (t >= k.boundary) return undefined;
+    const admitted = k.admitted + cost;
+    if (admitted > k.credit) return undefined;
+    k.admitted = admitted;
+    if (k.credit - admitted < k.half && !k.wanted) {
+      k.wanted = true;
+      this.wake();
+    }
+    this.counts[outcome]!++;
+    if (t < k.hdrResetMs) {
+      const remaining = k.hdrRemaining - (admitted - k.hdrAdmitted);
+      return {
+        kind: "allow",
+        headers: { limit: k.headLimit, remaining: Math.max(remaining, 0), reset: k.hdrReset },
+      };
+    }
+    return this.allowFresh(k, t);
+  }
+
+  // Allow with headers computed in full, refreshing the snapshot.
+  private allowFresh(k: RateKey, t: number): Decision {
+    this.snapshotHeaders(k, t);
+    return { kind: "allow", headers: { limit: k.headLimit, remaining: k.hdrRemaining, reset: k.hdrReset } };
+  }
+
+  /** The slow path up to waiting (spec 2.3): `undefined` means wait for a sync. */
+  private decideNow(k: RateKey, cost: number): Decision | undefined {
+    if (this.phase === "closed") throw new LimiterClosedError("check");
+    if (cost > k.minCapacity) return this.denyOverCapacity(k);
+    const now = this.clock.monoMs();
+    if (k.localOnly) return this.decideLocalOnly(k, cost, now);
+    if (this.isDegraded(k.policy, now)) return this.decideDegraded(k, cost, now);
+    if (now < k.exhaustedUntil) return this.deny(k, cost, now, DENY_LOCAL, true);
+    if (k.view.fresh && this.certainlyFull(k, cost, now + this.offset)) {
+      if (now - k.view.at <= k.policy.cacheTtlMs) {
+        this.wake();
+        return this.deny(k, cost, now, DENY_LOCAL, true);
+      }
+      return undefined;
+    }
+    if (now >= k.validUntil && !k.syncing) return this.tryColdCredit(k, cost, now);
+    return undefined;
+  }
+
+  /** Some window cannot fit `cost` more units beside the admits the store has not seen. */
+  private certainlyFull(k: RateKey, cost: number, t: number): boolean {
+    const extra = k.localExtra();
+    for (let i = 0; i < k.windows.length; i++) {
+      if (free(k.alg, k.windows[i]!, k.view.windows[i]!, t) - extra < Math.max(cost, 1)) return true;
+    }
+    return false;
+  }
+
+  /**
+   * An unreserved share of the limit for a key without credit (spec 2.4), then an immediate sync.
+   * Extension: a view older than cacheTtlMs grants none (others may have spent the window since), so
+   * cold credit never pushes a window over its limit once the key has been synced.
+   */
+  private tryColdCredit(k: RateKey, cost: number, now: number): Decision | undefined {
+    if (this.isRecovering(k.policy, now)) return undefined;
+    if (k.view.fresh && now - k.view.at > k.policy.cacheTtlMs) return undefined;
+    const n = Math.max(this.replicaCount, 1);
+    const a = Math.min(k.policy.localAllowance, 1);
+    const t = now + this.offset;
+    const extra = k.localExtra();
+    let c0 = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < k.windows.length; i++) {
+      const w = k.windows[i]!;
+      const cap = k.capacities[i]!;
+      let room = Math.min(Math.floor((a * cap) / n), Math.ceil((cap * k.policy.syncIntervalMs) / w.windowMs));
+      if (k.view.fresh) room = Math.min(room, Math.floor(free(k.alg, w, k.view.windows[i]!, t) - extra));
+      c0 = Math.min(c0, room);
+    }
+    if (!(c0 > 0)) return undefined;
+    k.credit = k.admitted + c0;
+    k.half = Math.floor(c0 / 2);
+    k.validUntil = now + CREDIT_TRUST * this.options.leaseTtlMs;
+    const decision = this.admit(k, cost, ALLOW_COLD);
+    if (!k.syncing) void this.syncRate(k);
+    return decision;
+  }
+
+  /** Waits for sync replies, at most redisTimeoutMs (spec 2.5). */
+  private async waitForSync(k: RateKey, cost: number): Promise<Decision> {
+    const deadline = this.clock.monoMs() + k.policy.redisTimeoutMs;
+    const registered = k.sendSeq;
+    let timedOut = false;
+    k.waiters += cost;
+    try {
+      for (;;) {
+        const left = deadline - this.clock.monoMs();
+        if (left <= 0) {
+          timedOut = true;
+          break;
+        }
+        const woken = this.nextReply(k.waitlist, left);
+        if (!k.syncing) void this.syncRate(k);
+        if (!(await woken)) {
+          timedOut = true;
+          break;
+        }
+        if (this.phase === "closed") throw new LimiterClosedError("check");
+        const d = this.admit(k, cost, ALLOW_SYNC);
+        if (d !== undefined) return d;
+        if (k.doneSeq > registered || this.failing) break;
+      }
+    } finally {
+      k.waiters -= cost;
+    }
+    const d = this.admit(k, cost, ALLOW_SYNC);
+    if (d !== undefined) return d;
+    const now = this.clock.monoMs();
+    if (timedOut || this.failing) {
+      if (!this.certainlyFull(k, cost, now + this.offset)) {
+        k.admitted += cost;
+        this.counts[ALLOW_OVERRUN]!++;
+        return this.allowFresh(k, now + this.offset);
+      }
+      return this.deny(k, cost, now, DENY_LOCAL, false);
+    }
+    return this.deny(k, cost, now, DENY_SYNC, true);
+  }
+
+  /** Resolves true on the key's next reply (or failure), false after `ms`. */
+  private nextReply(waitlist: RateKey["waitlist"], ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = this.clock.setTimer(ms, () => resolve(false), { unref: true });
+      waitlist.add(() => {
+        timer.cancel();
+        resolve(true);
+      });
+    });
+  }
+
+  /** A denial with Retry-After from the view (spec 2.6). */
+  private deny(k: RateKey, cost: number, now: number, outcome: number, countReservations: boolean): Decision {
+    const t = now + this.offset;
+    const reserved =
+      k.localExtra() +
+      (countReservations ? k.view.reservedOthers : 0) +
+      (Math.max(this.replicaCount, 1) - 1) +
+      Math.max(0, cost - 1);
+    let ms = 1;
+    for (let i = 0; i < k.windows.length; i++) {
+      ms = Math.max(ms, retryAfterMs(k.alg, k.windows[i]!, k.view.windows[i]!, t, reserved));
+    }
+    k.denied++;
+    this.counts[outcome]!++;
+    return this.denial(k, t, ms);
+  }
+
+  private denial(k: RateKey, t: number, retryMs: number): Decision {
+    return {
+      kind: "deny",
+      reason: "limited",
+      headers: {
+        limit: k.headLimit,
+        remaining: 0,
+        reset: this.resetAt(k, t),
+        retryAfter: Math.max(1, Math.ceil(retryMs / 1000)),
+      },
+    };
+  }
+
+  /** A cost no window can ever hold: denied at once, with no Retry-After (waiting cannot help). */
+  private denyOverCapacity(k: RateKey): Decision {
+    const t = this.clock.monoMs() + this.offset;
+    this.counts[DENY_LOCAL]!++;
+    const headers: RateHeaders = {
+      limit: k.headLimit,
+      remaining: this.remainingAt(k, t, k.localExtra()),
+      reset: this.resetAt(k, t),
+    };
+    return { kind: "deny", reason: "costExceedsLimit", headers };
+  }
+
+  /** Local-only keys (allowance >= 1, or no store): the in-process engine on the real key (spec 2.9). */
+  private decideLocalOnly(k: RateKey, cost: number, now: number): Decision {
+    const t = now + this.offset;
+    const pending = k.admitted - k.pushed;
+    const crossed = k.boundary > 0 && t >= k.boundary;
+    const reply = this.engine.rate(
+      {
+        key: k.storeKey,
+        alg: k.alg,
+        windows: k.windows as RateRequest["windows"],
+        pod: this.podId,
+        hits: crossed ? 0 : pending,
+        hitsOld: crossed ? pending : 0,
+        tOld: k.boundary - 1,
+        unused: k.unused(),
+        want: Math.max(k.minCapacity, 1),
+        need: 0,
+        allowance: 1,
+        replicas: 1,
+        leaseTtlMs: LOCAL_LEASE_MS,
+      },
+      t,
+    );
+    k.view = { at: now, windows: reply.windows, reservedOthers: 0, fresh: true };
+    k.pushed = k.admitted;
+    k.credit = k.admitted + reply.kept + reply.granted;
+    k.half = 0;
+    k.validUntil = Number.POSITIVE_INFINITY;
+    k.boundary = (Math.floor(t / k.minWindowMs) + 1) * k.minWindowMs;
+    this.snapshotHeaders(k, t);
+    return this.admit(k, cost, ALLOW_LOCAL) ?? this.deny(k, cost, now, DENY_LOCAL, false);
+  }
+
+  /** Store unavailable longer than cacheTtlMs (spec 4): fail-static on limit / N, or fail-open. */
+  private decideDegraded(k: RateKey, cost: number, now: number): Decision {
+    const t = now + this.offset;
+    if (this.options.onStoreUnavailable === "allow") {
+      k.admitted += cost;
+      this.counts[ALLOW_DEGRADED]!++;
+      return this.allowFresh(k, t);
+    }
+    const windows = k.degradedWindows(Math.max(this.replicaCount, 1));
+    const ask = (need: number) =>
+      this.engine.rate(
+        {
+          key: `${k.storeKey}:local`,
+          alg: k.alg,
+          windows,
+          pod: this.podId,
+          hits: 0,
+          hitsOld: 0,
+          tOld: 0,
+          unused: 0,
+          want: 0,
+          need,
+          allowance: 1,
+          replicas: 1,
+          leaseTtlMs: 1,
+        },
+        t,
+      );
+    // A multi-unit cost is admitted whole or not at all: look first, then take.
+    let reply = ask(cost === 1 ? 1 : 0);
+    const fits =
+      cost === 1 ? reply.direct >= 1 : windows.every((w, i) => free(k.alg, w, reply.windows[i]!, t) >= cost);
+    if (fits && cost !== 1) reply = ask(cost);
+    if (fits && reply.direct >= cost) {
+      k.admitted += cost;
+      this.counts[ALLOW_DEGRADED]!++;
+      return this.allowFresh(k, t);
+    }
+    let ms = 1;
+    windows.forEach((w, i) => {
+      ms = Math.max(ms, retryAfterMs(k.alg, w, reply.windows[i]!, t, Math.max(0, cost - 1)));
+    });
+    k.denied++;
+    this.counts[DENY_DEGRADED]!++;
+    return this.denial(k, t, ms);
+  }
+
+  // ---------------------------------------------------------------- headers
+
+  private remainingAt(k: RateKey, t: number, extra: number): number {
+    let least = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < k.windows.length; i++) {
+      least = Math.min(least, free(k.alg, k.windows[i]!, k.view.windows[i]!, t));
+    }
+    return Math.floor(Math.max(0, least - extra));
+  }
+
+  private resetAt(k: RateKey, t: number): number {
+    return Math.ceil((t + resetMs(k.alg, k.windows[k.head]!, k.view.windows[k.head]!, t)) / 1000);
+  }
+
+  private snapshotHeaders(k: RateKey, t: number): void {
+    k.hdrAdmitted = k.admitted;
+    k.hdrRemaining = this.remainingAt(k, t, k.localExtra());
+    k.hdrReset = this.resetAt(k, t);
+    k.hdrResetMs = k.hdrReset * 1000;
+  }
+
+  // ---------------------------------------------------------------- concurrency
+
+  /**
+   * Takes a concurrency slot: `unlimited` (no cap), `acquired` with a slot to release, or `denied`.
+   * Rejects with LimiterClosedError after shutdown.
+   */
+  async acquire(subject: string): Promise<AcquireResult> {
+    const c = this.caps.get(subject);
+    if (c === undefined) {
+      if (this.phase === "closed") throw new LimiterClosedError("acquire");
+      return UNLIMITED_SLOT;
+    }
+    return this.take(c, ALLOW_LOCAL) ?? this.acquireNow(c) ?? this.waitForSlot(c);
+  }
+
+  /** Slots this replica holds for `subject`. */
+  active(subject: string): number {
+    return this.caps.get(subject)?.active ?? 0;
+  }
+
+  private take(c: ConcurrencyKey, outcome: number): AcquireResult | undefined {
+    if (this.clock.monoMs() >= c.validUntil || c.active >= c.allowed) return undefined;
+    return this.granted(c, outcome);
+  }
+
+  private granted(c: ConcurrencyKey, outcome: number): AcquireResult {
+    c.active++;
+    c.acquired++;
+    this.counts[outcome]!++;
+    return { kind: "acquired", slot: new HeldSlot(c) };
+  }
+
+  private slotDenied(c: ConcurrencyKey, outcome: number): AcquireResult {
+    this.counts[outcome]!++;
+    return { kind: "denied", max: c.max, retryAfter: 1 };
+  }
+
+  private acquireNow(c: ConcurrencyKey): AcquireResult | undefined {
+    if (this.phase === "closed") throw new LimiterClosedError("acquire");
+    const now = this.clock.monoMs();
+    if (c.localOnly) return this.slotDenied(c, DENY_LOCAL);
+    if (this.isDegraded(c.tuning, now)) {
+      if (this.options.onStoreUnavailable === "allow") return this.granted(c, ALLOW_DEGRADED);
+      const cap = Math.max(1, Math.ceil(c.max / Math.max(this.replicaCount, 1)));
+      return c.active < cap ? this.granted(c, ALLOW_DEGRADED) : this.slotDenied(c, DENY_DEGRADED);
+    }
+    if (now >= c.validUntil && !c.syncing && !this.isRecovering(c.tuning, now)) {
+      const share = Math.min(c.tuning.localAllowance, 1) * (c.max - c.others);
+      const c0 = Math.floor(share / Math.max(this.replicaCount, 1));
+      if (c0 > 0) {
+        c.allowed = c.active + c0;
+        c.validUntil = now + CREDIT_TRUST * this.concurrencyLeaseMs();
+        const result = this.take(c, ALLOW_COLD);
+        void this.syncCap(c);
+        return result;
+      }
+    }
+    return undefined;
+  }
+
+  private async waitForSlot(c: ConcurrencyKey): Promise<AcquireResult> {
+    const deadline = this.clock.monoMs() + c.tuning.redisTimeoutMs;
+    const registered = c.sendSeq;
+    c.waiters++;
+    try {
+      for (;;) {
+        const left = deadline - this.clock.monoMs();
+        if (left <= 0) break;
+        const woken = this.nextReply(c.waitlist, left);
+        if (!c.syncing) void this.syncCap(c);
+        if (!(await woken)) break;
+        if (this.phase === "closed") throw new LimiterClosedError("acquire");
+        const r = this.take(c, ALLOW_SYNC);
+        if (r !== undefined) return r;
+        if (c.doneSeq > registered || this.failing) break;
+      }
+    } finally {
+      c.waiters--;
+    }
+    return this.take(c, ALLOW_SYNC) ?? this.slotDenied(c, DENY_SYNC);
+  }
+
+  private concurrencyLeaseMs(): number {
+    return Math.max(this.options.leaseTtlMs, MIN_CONCURRENCY_LEASE_MS);
+  }
+
+  // ---------------------------------------------------------------- health
+
+  /** The store has been failing longer than the key's cacheTtlMs. */
+  private isDegraded(tuning: KeyTuning, now: number): boolean {
+    return this.failing && now - this.lastOk > tuning.cacheTtlMs;
+  }
+
+  /** Failing, or just recovered: no new credit is asked for or taken (spec 4). */
+  private isRecovering(tuning: KeyTuning, now: number): boolean {
+    return this.failing || now - this.recoveredAt < 2 * Math.max(tuning.syncIntervalMs, this.options.tickMs);
+  }
+
+  // ---------------------------------------------------------------- sync engine
+
+  /** Runs one round now: due keys (every key when forced), with a heartbeat when forced. */
+  async syncNow(force = false): Promise<void> {
+    await this.round(force, force);
+  }
+
+  /** Asks the loop for a round soon (the early sync of a key below half credit). */
+  private wake(): void {
+    if (this.phase !== "running" || this.wakeQueued) return;
+    this.wakeQueued = true;
+    queueMicrotask(() => {
+      this.wakeQueued = false;
+      this.backgroundRound();
+    });
+  }
+
+  private armTick(): void {
+    this.tickTimer = this.clock.setTimer(
+      this.options.tickMs,
+      () => {
+        if (this.phase !== "running") return;
+        this.armTick();
+        this.backgroundRound();
+      },
+      { unref: true },
+    );
+  }
+
+  /** Sleeps until BOUNDARY_LEAD_MS before the next whole second of store time (spec 2.8). */
+  private armBoundary(): void {
+    const t = this.clock.monoMs() + this.offset;
+    let b = Math.floor(t / 1000) * 1000 + 1000;
+    if (b - BOUNDARY_LEAD_MS <= t) b += 1000;
+    this.boundaryTimer = this.clock.setTimer(
+      b - BOUNDARY_LEAD_MS - t,
+      () => {
+        if (this.phase !== "running") return;
+        this.snapshotBoundary(b);
+        this.armBoundary();
+        this.backgroundRound();
+      },
+      { unref: true },
+    );
+  }
+
+  /** Marks admits made before boundary `b` so the next push charges them to the window they were in. */
+  private snapshotBoundary(b: number): void {
+    for (const k of this.rates.values()) {
+      if (k.localOnly || b % k.minWindowMs !== 0) continue;
+      if (k.admitted > k.pushed) {
+        k.oldT = b - BOUNDARY_LEAD_MS;
+        k.oldA = k.admitted;
+      }
+    }
+  }
+
+  private backgroundRound(): void {
+    if (this.roundsInFlight >= MAX_ROUNDS_IN_FLIGHT) return;
+    this.roundsInFlight++;
+    this.round(false, false).finally(() => {
+      this.roundsInFlight--;
+    });
+  }
+
+  /** Collects due keys and runs one round trip (spec 3.1); a round with nothing to say sends nothing. */
+  private async round(force: boolean, heartbeat: boolean): Promise<void> {
+    if (this.store === undefined || this.phase === "closed") return;
+    const now = this.clock.monoMs();
+    const hbStrict = heartbeat || now - this.lastHeartbeat >= this.options.heartbeatMs;
+    const limit = this.options.maxKeysPerRound;
+    const rates: RateKey[] = [];
+    const caps: ConcurrencyKey[] = [];
+    const collect = (slack: number) => {
+      for (const k of this.rates.values()) {
+        if (rates.length + caps.length >= limit) return;
+        if (!k.localOnly && !k.syncing && (force || this.rateDue(k, now, slack)) && this.claimRate(k))
+          rates.push(k);
+      }
+      for (const c of this.caps.values()) {
+        if (rates.length + caps.length >= limit) return;
+        if (!c.localOnly && !c.syncing && (force || this.capDue(c, now, slack)) && this.claimCap(c))
+          caps.push(c);
+      }
+    };
+    collect(1);
+    if (rates.length + caps.length > 0 || hbStrict) collect(0.5);
+    if (rates.length + caps.length === 0 && !hbStrict) return;
+    const withHeartbeat = hbStrict || now - this.lastHeartbeat >= this.options.heartbeatMs / 2;
+    await this.exchange(rates, caps, withHeartbeat ? "join" : undefined, [], now);
+  }
+
+  // Marks a key as synced by the caller; false if a sync is already in flight.
+  private claimRate(k: RateKey): boolean {
+    if (k.syncing) return false;
+    k.syncing = true;
+    return true;
+  }
+
+  private claimCap(c: ConcurrencyKey): boolean {
+    if (c.syncing) return false;
+    c.syncing = true;
+    return true;
+  }
+
+  /** A kick: sync one rate key now (bypasses the round limit; one sync per key in flight). */
+  private async syncRate(k: RateKey): Promise<void> {
+    if (this.store === undefined || this.phase === "closed" || !this.claimRate(k)) return;
+    await this.exchange([k], [], undefined, [], this.clock.monoMs());
+  }
+
+  private async syncCap(c: ConcurrencyKey): Promise<void> {
+    if (this.store === undefined || this.phase === "closed" || !this.claimCap(c)) return;
+    await this.exchange([], [c], undefined, [], this.clock.monoMs());
+  }
+
+  /** Load of a key: the fullest window, counting admits the store has not seen. */
+  private loadFraction(k: RateKey, t: number): number {
+    const extra = k.localExtra();
+    let load = 0;
+    for (let i = 0; i < k.windows.length; i++) {
+      const cap = k.capacities[i]!;
+      load = Math.max(load, (usage(k.alg, k.windows[i]!, k.view.windows[i]!, t) + extra) / Math.max(cap, 1));
+    }
+    return load;
+  }
+
+  /** When a rate key is due for a sync (spec 2.7); `slack` < 1 lets nearly due keys ride along. */
+  private rateDue(k: RateKey, now: number, slack: number): boolean {
+    if (k.syncing) return false;
+    if (k.wanted || k.waiters > 0) return true;
+    const since = now - k.lastSync;
+    if (k.admitted <= k.pushed && k.oldA < 0 && k.denied === 0) {
+      const unused = k.unused();
+      return (
+        unused > 1 &&
+        now < k.validUntil &&
+        since >= this.options.slowSyncMs * slack &&
+        k.ewma * this.options.slowSyncMs * 2 < unused
+      );
+    }
+    const busy = k.denied > 0 || this.loadFraction(k, now + this.offset) > 0.5;
+    const interval = busy
+      ? k.policy.syncIntervalMs
+      : Math.max(this.options.slowSyncMs, k.policy.syncIntervalMs);
+    return since >= interval * slack;
+  }
+
+  private capDue(c: ConcurrencyKey, now: number, slack: number): boolean {
+    if (c.syncing) return false;
+    if (c.waiters > 0) return true;
+    const acquiring = c.acquired > c.acquiredAtSync;
+    if (!acquiring && c.active === 0 && c.allowed <= c.active) return false;
+    const busy = acquiring && (c.active + c.others) * 2 > c.max;
+    const interval = busy
+      ? c.tuning.syncIntervalMs
+      : Math.max(this.options.slowSyncMs, c.tuning.syncIntervalMs);
+    return now - c.lastSync >= interval * slack;
+  }
+
+  /** Builds a claimed key's rate request (spec 3.2) and moves its admits to in flight. */
+  private buildRate(k: RateKey, now: number): RateSend {
+    const a = k.admitted;
+    const p = k.pushed;
+    const old = k.oldA > p ? k.oldA - p : 0;
+    const hitsOld = Math.min(old, a - p);
+    const hits = a - p - hitsOld;
+    const sample = hits + hitsOld;
+    const ewma =
+      k.lastSync === Number.NEGATIVE_INFINITY
+        ? Math.max(sample, 1) / k.policy.syncIntervalMs
+        : k.ewma === 0
+          ? sample / Math.max(1, now - k.lastSync)
+          : (k.ewma + sample / Math.max(1, now - k.lastSync)) / 2;
+    const busy = k.denied > 0 || this.loadFraction(k, now + this.offset) > 0.5;
+    const horizon = busy ? k.policy.syncIntervalMs : this.options.slowSyncMs;
+    const recovering = this.isRecovering(k.policy, now);
+    const target = Math.min(Math.max(Math.ceil(ewma * horizon * 3), 1), Math.max(k.minCapacity, 1));
+    const unused = Math.min(k.unused(), target);
+    const request: RateRequest = {
+      key: k.storeKey,
+      alg: k.alg,
+      windows: k.windows as RateRequest["windows"],
+      pod: this.podId,
+      hits,
+      hitsOld,
+      tOld: hitsOld > 0 ? k.oldT : 0,
+      unused,
+      want: recovering ? 0 : target - unused,
+      need: recovering ? 0 : k.waiters,
+      allowance: Math.min(k.policy.localAllowance, 1),
+      replicas: Math.max(this.replicaCount, 1),
+      leaseTtlMs: this.options.leaseTtlMs,
+    };
+    k.sendSeq++;
+    k.pushed = a;
+    k.inflight = hits + hitsOld;
+    k.lastSync = now;
+    return { key: k, seq: k.sendSeq, aSend: a, prevPushed: p, ewma, send: now, request };
+  }
+
+  /** Applies a rate reply (spec 3.3). */
+  private applyRate(s: RateSend, reply: RateReply, recv: number): void {
+    const k = s.key;
+    const t = recv + this.offset;
+    k.view = { at: recv, windows: reply.windows, reservedOthers: reply.others, fresh: true };
+    k.pushed = s.aSend + reply.direct;
+    k.inflight = 0;
+    const own = reply.kept + reply.granted + reply.direct;
+    k.credit = s.aSend + own;
+    if (this.options.lastMile === "local" && own === 0 && reply.avail >= 1) k.credit++;
+    k.half = Math.floor((reply.kept + reply.granted) / 2);
+    k.validUntil = this.phase === "closed" ? k.validUntil : s.send + CREDIT_TRUST * this.options.leaseTtlMs;
+    k.wanted = false;
+    k.denied = 0;
+    k.ewma = s.ewma;
+    if (own === 0 && k.credit === s.aSend && reply.avail < 1) {
+      const reserved = reply.others + k.localExtra() + (Math.max(this.replicaCount, 1) - 1);
+      let ms = 1;
+      for (let i = 0; i < k.windows.length; i++) {
+        ms = Math.max(ms, retryAfterMs(k.alg, k.windows[i]!, reply.windows[i]!, t, reserved));
+      }
+      k.exhaustedUntil = recv + Math.min(Math.max(ms, 1), k.policy.syncIntervalMs);
+    } else {
+      k.exhaustedUntil = Number.NEGATIVE_INFINITY;
+    }
+    k.doneSeq = s.seq;
+    if (k.oldA >= 0 && k.oldA <= s.aSend) k.oldA = -1;
+    this.snapshotHeaders(k, t);
+    k.syncing = false;
+    k.waitlist.notifyAll();
+  }
+
+  /** A failed round: the hits go back to pending and are resent next time. */
+  private revertRate(s: RateSend): void {
+    s.key.pushed = s.prevPushed;
+    s.key.inflight = 0;
+    s.key.syncing = false;
+    s.key.waitlist.notifyAll();
+  }
+
+  /** Builds a claimed concurrency key's report (spec 3.7). */
+  private buildCap(c: ConcurrencyKey, now: number): ConcurrencySend {
+    const since = c.acquired - c.acquiredAtSync;
+    const ewma =
+      c.lastSync === Number.NEGATIVE_INFINITY
+        ? c.ewma
+        : c.ewma === 0
+          ? since / Math.max(1, now - c.lastSync)
+          : (c.ewma + since / Math.max(1, now - c.lastSync)) / 2;
+    const recovering = this.isRecovering(c.tuning, now);
+    const need = recovering ? 0 : c.waiters;
+    const target =
+      recovering || (since === 0 && need === 0)
+        ? 0
+        : Math.min(Math.max(Math.ceil(ewma * this.options.slowSyncMs * 2), 1), c.max);
+    const unused = Math.min(Math.max(0, c.allowed - c.active), target);
+    const request: ConcurrencyRequest = {
+      key: c.storeKey,
+      pod: this.podId,
+      active: c.active,
+      unused,
+      want: target - unused,
+      need,
+      max: c.max,
+      allowance: Math.min(c.tuning.localAllowance, 1),
+      replicas: Math.max(this.replicaCount, 1),
+      leaseTtlMs: this.concurrencyLeaseMs(),
+    };
+    c.sendSeq++;
+    c.lastSync = now;
+    return {
+      key: c,
+      seq: c.sendSeq,
+      activeSend: c.active,
+      acquiredSend: c.acquired,
+      ewma,
+      send: now,
+      request,
+    };
+  }
+
+  private applyCap(s: ConcurrencySend, reply: ConcurrencyReply): void {
+    const c = s.key;
+    c.allowed = s.activeSend + reply.kept + reply.granted + reply.direct;
+    if (this.phase !== "closed") c.validUntil = s.send + CREDIT_TRUST * this.concurrencyLeaseMs();
+    c.acquiredAtSync = s.acquiredSend;
+    c.others = reply.others;
+    c.ewma = s.ewma;
+    c.doneSeq = s.seq;
+    c.syncing = false;
+    c.waitlist.notifyAll();
+  }
+
+  private revertCap(s: ConcurrencySend): void {
+    s.key.syncing = false;
+    s.key.waitlist.notifyAll();
+  }
+
+  /**
+   * One round trip for claimed keys: build, send (bounded by roundTimeoutMs), apply or revert
+   * (spec 3.1-3.3, 3.8, 4). Never rejects.
+   */
+  private async exchange(
+    rateKeys: RateKey[],
+    capKeys: ConcurrencyKey[],
+    heartbeat: "join" | "leave" | undefined,
+    releases: Release[],
+    now: number,
+  ): Promise<void> {
+    const store = this.store;
+    if (store === undefined) return;
+    const rates = rateKeys.map((k) => this.buildRate(k, now));
+    const caps = capKeys.map((c) => this.buildCap(c, now));
+    const request: RoundRequest = {
+      releases,
+      rates: rates.map((s) => s.request),
+      concurrency: caps.map((s) => s.request),
+    };
+    if (heartbeat !== undefined) {
+      request.heartbeat = {
+        key: this.registry,
+        pod: this.podId,
+        windowMs: 3 * this.options.heartbeatMs,
+        leave: heartbeat === "leave",
+      };
+      this.lastHeartbeat = now;
+    }
+    this.roundCount++;
+    let reply: RoundReply;
+    try {
+      reply = await this.roundTrip(store, request);
+      checkReply(request, reply);
+    } catch (err) {
+      this.lastStoreError = err;
+      this.failing = true;
+      this.failureCount++;
+      for (const s of rates) this.revertRate(s);
+      for (const s of caps) this.revertCap(s);
+      return;
+    }
+    const recv = this.clock.monoMs();
+    this.syncSeconds.observe((recv - now) / 1000);
+    const storeNow = reply.heartbeat?.now ?? reply.rates[0]?.now ?? reply.concurrency[0]?.now;
+    if (storeNow !== undefined && Number.isFinite(storeNow) && storeNow > 0) {
+      const sample = storeNow - (now + recv) / 2;
+      this.offset = this.offsetMeasured ? this.offset + OFFSET_GAIN * (sample - this.offset) : sample;
+      this.offsetMeasured = true;
+    }
+    if (this.failing) this.recoveredAt = recv;
+    this.failing = false;
+    this.lastOk = recv;
+    if (reply.heartbeat !== undefined && heartbeat === "join") {
+      this.replicaCount = Math.max(1, reply.heartbeat.replicas);
+    }
+    for (let i = 0; i < rates.length; i++) this.applyRate(rates[i]!, reply.rates[i]!, recv);
+    for (let i = 0; i < caps.length; i++) this.applyCap(caps[i]!, reply.concurrency[i]!);
+  }
+
+  private roundTrip(store: Store, request: RoundRequest): Promise<RoundReply> {
+    const ms = this.options.roundTimeoutMs;
+    return new Promise<RoundReply>((resolve, reject) => {
+      const timer = this.clock.setTimer(ms, () => reject(new StoreTimeoutError(ms)), { unref: true });
+      let pending: Promise<RoundReply>;
+      try {
+        pending = store.round(request);
+      } catch (err) {
+        timer.cancel();
+        reject(err);
+        return;
+      }
+      pending.then(
+        (reply) => {
+          timer.cancel();
+          resolve(reply);
+        },
+        (err: unknown) => {
+          timer.cancel();
+          reject(err);
+        },
+      );
+    });
+  }
+
+  // ---------------------------------------------------------------- diagnostics
+
+  /** Decisions reached this way so far. */
+  outcomeCount(outcome: Outcome): number {
+    const i = OUTCOMES.indexOf(outcome);
+    return i < 0 ? 0 : this.counts[i]!;
+  }
+
+  /** Round trips that failed (store error, timeout, malformed reply). */
+  syncFailures(): number {
+    return this.failureCount;
+  }
+
+  /** Round trips attempted. */
+  syncRounds(): number {
+    return this.roundCount;
+  }
+
+  /** Live replicas of the service at the last heartbeat (1 until the first). */
+  replicas(): number {
+    return this.replicaCount;
+  }
+
+  hasStore(): boolean {
+    return this.store !== undefined;
+  }
+
+  /** Whether the store is failing right now (the last round trip failed). */
+  storeFailing(): boolean {
+    return this.failing;
+  }
+
+  /** Metrics in the names of spec 1.6, recomputed at most once per second (the cached snapshot otherwise). */
+  metrics(): LimiterMetrics {
+    const now = this.clock.monoMs();
+    if (this.metricsCache === undefined || now - this.metricsAt >= 1000) {
+      this.metricsAt = now;
+      this.metricsCache = snapshotMetrics({
+        service: this.service,
+        unixMs: this.clock.unixMs(),
+        counts: this.counts,
+        replicas: this.replicaCount,
+        active: [...this.caps.values()].map((c) => ({ subject: c.subject, active: c.active })),
+        sync: this.syncSeconds,
+        failures: this.failureCount,
+      });
+    }
+    return this.metricsCache;
+  }
+}
+
+function checkSubject(subject: string): void {
+  if (typeof subject !== "string" || subject.length === 0) {
+    throw new InvalidPolicyError("subject", "must be a non-empty string");
+  }
+}
+
+function checkReply(request: RoundRequest, reply: RoundReply): void {
+  if (
+    reply.rates.length !== request.rates.length ||
+    reply.concurrency.length !== request.concurrency.length ||
+    (request.heartbeat !== undefined && reply.heartbeat === undefined)
+  ) {
+    throw new StoreReplyError(
+      `store replied ${reply.rates.length}/${reply.concurrency.length} for ${request.rates.length}/${request.concurrency.length} requests`,
+    );
+  }
+  request.rates.forEach((r, i) => {
+    if (reply.rates[i]!.windows.length !== r.windows.length) {
+      throw new StoreReplyError(`store replied ${reply.rates[i]!.windows.length} windows for ${r.key}`);
+    }
+  });
+}

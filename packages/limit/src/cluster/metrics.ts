@@ -1,0 +1,100 @@
+/** One exported sample, Prometheus-style: a metric name, its labels and a value. */
+export interface MetricSample {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+  value: number;
+}
+
+/** A Limiter's metrics at one moment (names of spec 1.6). */
+export interface LimiterMetrics {
+  /** Unix ms the snapshot was taken. */
+  at: number;
+  /**
+   * `resil_decisions_total{svc,outcome,mode}`, `resil_replicas{svc}`, `resil_active{svc,key}`,
+   * `resil_sync_seconds_bucket{svc,le}` / `_sum` / `_count`, `resil_sync_failures_total{svc}`.
+   */
+  samples: MetricSample[];
+}
+
+/** Upper bounds (seconds) of the round-trip histogram. */
+export const SYNC_SECONDS_BUCKETS: readonly number[] = Object.freeze([
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5,
+]);
+
+/** Round-trip durations, bucketed. */
+export class SyncHistogram {
+  readonly counts = new Array<number>(SYNC_SECONDS_BUCKETS.length).fill(0);
+  sum = 0;
+  total = 0;
+
+  observe(seconds: number): void {
+    this.sum += seconds;
+    this.total++;
+    for (let i = 0; i < SYNC_SECONDS_BUCKETS.length; i++) {
+      if (seconds <= SYNC_SECONDS_BUCKETS[i]!) {
+        this.counts[i]!++;
+        return;
+      }
+    }
+  }
+}
+
+const OUTCOME_LABELS: ReadonlyArray<readonly [string, string]> = [
+  ["allow", "local"],
+  ["allow", "sync"],
+  ["allow", "cold"],
+  ["allow", "overrun"],
+  ["allow", "degraded"],
+  ["deny", "local"],
+  ["deny", "sync"],
+  ["deny", "degraded"],
+];
+
+export interface MetricsSource {
+  service: string;
+  unixMs: number;
+  /** Outcome counters in OUTCOMES order. */
+  counts: readonly number[];
+  replicas: number;
+  active: ReadonlyArray<{ subject: string; active: number }>;
+  sync: SyncHistogram;
+  failures: number;
+}
+
+export function snapshotMetrics(src: MetricsSource): LimiterMetrics {
+  const svc = src.service;
+  const samples: MetricSample[] = [];
+  OUTCOME_LABELS.forEach(([outcome, mode], i) => {
+    samples.push({
+      name: "resil_decisions_total",
+      labels: { svc, outcome, mode },
+      value: src.counts[i] ?? 0,
+    });
+  });
+  samples.push({ name: "resil_replicas", labels: { svc }, value: src.replicas });
+  for (const a of src.active)
+    samples.push({ name: "resil_active", labels: { svc, key: a.subject }, value: a.active });
+  let cumulative = 0;
+  SYNC_SECONDS_BUCKETS.forEach((le, i) => {
+    cumulative += src.sync.counts[i] ?? 0;
+    samples.push({ name: "resil_sync_seconds_bucket", labels: { svc, le: String(le) }, value: cumulative });
+  });
+  samples.push({ name: "resil_sync_seconds_bucket", labels: { svc, le: "+Inf" }, value: src.sync.total });
+  samples.push({ name: "resil_sync_seconds_sum", labels: { svc }, value: src.sync.sum });
+  samples.push({ name: "resil_sync_seconds_count", labels: { svc }, value: src.sync.total });
+  samples.push({ name: "resil_sync_failures_total", labels: { svc }, value: src.failures });
+  return { at: src.unixMs, samples };
+}
+
+/** Renders samples in the Prometheus text exposition format (values only, no HELP/TYPE lines). */
+export function formatPrometheus(metrics: LimiterMetrics): string {
+  const quote = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+  return metrics.samples
+    .map((s) => {
+      const labels = Object.entries(s.labels)
+        .map(([k, v]) => `${k}="${quote(v)}"`)
+        .join(",");
+      return `${s.name}{${labels}} ${s.value}\n`;
+    })
+    .join("");
+}

@@ -1,0 +1,210 @@
+import { createHash } from "node:crypto";
+import { StoreReplyError, StoreUnavailableError } from "../store/errors.js";
+import { normalizeConcurrency, normalizeHeartbeat, normalizeRate } from "../store/request.js";
+import type { RoundReply, RoundRequest, Store } from "../store/types.js";
+import { RedisCommandError } from "./errors.js";
+import type { RedisCommand, RedisExec, RedisReply } from "./exec.js";
+import { parseConcurrencyReply, parseHeartbeatReply, parseRateReply } from "./reply.js";
+import {
+  CONCURRENCY_SCRIPT,
+  HEARTBEAT_SCRIPT,
+  type LuaScript,
+  RATE_SCRIPT,
+  SCRIPTS,
+  scriptArgs,
+} from "./scripts.js";
+
+const NORMALIZE = { finiteLease: true } as const;
+
+/** SHA1 of a script's source, as Redis names it. */
+export function scriptSha(source: string): string {
+  return createHash("sha1").update(source, "utf8").digest("hex");
+}
+
+const SHAS = new Map<string, string>(SCRIPTS.map((s) => [s.name, scriptSha(s.source)]));
+
+function shaOf(script: LuaScript<string, string>): string {
+  return SHAS.get(script.name)!;
+}
+
+// Numbers travel as their shortest round-trip decimal, which Lua's tonumber reads back exactly.
+function num(x: number): string {
+  return String(x);
+}
+
+function isNoScript(err: unknown): boolean {
+  return err instanceof Error && /noscript/i.test(err.message);
+}
+
+function evalsha<K extends string, A extends string>(
+  script: LuaScript<K, A>,
+  keys: Record<K, string>,
+  argv: Record<A, string>,
+  tail: readonly string[] = [],
+): RedisCommand {
+  const a = scriptArgs(script, keys, argv, tail);
+  return { key: a.keys[0], args: ["EVALSHA", shaOf(script), String(a.keys.length), ...a.keys, ...a.argv] };
+}
+
+/**
+ * The Store contract on Redis (specs/limiter-protocol.md 3.4): one pipeline per round (releases, rate
+ * scripts, concurrency scripts, heartbeat), scripts run by SHA after one SCRIPT LOAD pipeline on first
+ * use, reloaded and retried once when Redis has lost them (NOSCRIPT). Store time is Redis TIME unless
+ * the round gives `now`. Works on Redis Cluster: every command touches one key, and all keys of one
+ * subject share a hash tag.
+ */
+export class RedisStore implements Store {
+  private loading: Promise<void> | undefined;
+
+  constructor(private readonly exec: RedisExec) {}
+
+  async round(request: RoundRequest): Promise<RoundReply> {
+    const given = request.now;
+    const now = given !== undefined && given > 0 && Number.isFinite(given) ? num(given) : "0";
+    const rates = request.rates.map((r) => normalizeRate(r, NORMALIZE));
+    const concurrency = request.concurrency.map((c) => normalizeConcurrency(c, NORMALIZE));
+    const heartbeat = request.heartbeat ? normalizeHeartbeat(request.heartbeat) : undefined;
+
+    const commands: RedisCommand[] = [];
+    for (const r of request.releases) {
+      commands.push({ key: r.key, args: ["HDEL", r.key, `L:${r.pod}`, r.pod] });
+    }
+    for (const r of rates) {
+      const tail: string[] = [];
+      for (const w of r.windows) tail.push(num(w.limit), num(w.windowMs), num(w.burst));
+      commands.push(
+        evalsha(
+          RATE_SCRIPT,
+          { hash: r.key },
+          {
+            alg: String(r.alg),
+            nw: String(r.windows.length),
+            pod: r.pod,
+            hits: num(r.hits),
+            unused: num(r.unused),
+            want: num(r.want),
+            need: num(r.need),
+            allowance: num(r.allowance),
+            replicas: num(r.replicas),
+            ttl: num(r.leaseTtlMs),
+            now,
+            hitsOld: num(r.hitsOld),
+            tOld: num(r.tOld),
+          },
+          tail,
+        ),
+      );
+    }
+    for (const c of concurrency) {
+      commands.push(
+        evalsha(
+          CONCURRENCY_SCRIPT,
+          { hash: c.key },
+          {
+            pod: c.pod,
+            active: num(c.active),
+            unused: num(c.unused),
+            want: num(c.want),
+            need: num(c.need),
+            max: num(c.max),
+            allowance: num(c.allowance),
+            replicas: num(c.replicas),
+            ttl: num(c.leaseTtlMs),
+            now,
+          },
+        ),
+      );
+    }
+    if (heartbeat) {
+      commands.push(
+        evalsha(
+          HEARTBEAT_SCRIPT,
+          { registry: heartbeat.key },
+          { pod: heartbeat.pod, window: num(heartbeat.windowMs), leave: heartbeat.leave ? "1" : "0", now },
+        ),
+      );
+    }
+    if (commands.length === 0) return { rates: [], concurrency: [] };
+
+    const replies = await this.run(commands);
+    let at = request.releases.length;
+    const reply: RoundReply = {
+      rates: rates.map((r) => parseRateReply(replies[at++]!, r.windows.length)),
+      concurrency: concurrency.map(() => parseConcurrencyReply(replies[at++]!)),
+    };
+    if (heartbeat) reply.heartbeat = parseHeartbeatReply(replies[at++]!);
+    return reply;
+  }
+
+  /** Loads the scripts now (otherwise the first round does). */
+  async load(): Promise<void> {
+    this.loading = undefined;
+    await this.ensureLoaded();
+  }
+
+  private ensureLoaded(): Promise<void> {
+    this.loading ??= this.loadScripts().catch((err: unknown) => {
+      this.loading = undefined;
+      throw err;
+    });
+    return this.loading;
+  }
+
+  private async loadScripts(): Promise<void> {
+    const replies = await this.pipeline(SCRIPTS.map((s) => ({ args: ["SCRIPT", "LOAD", s.source] })));
+    SCRIPTS.forEach((s, i) => {
+      const got = replies[i];
+      if (got instanceof Error) throw new RedisCommandError("SCRIPT LOAD", i, got);
+      if (got !== shaOf(s)) {
+        throw new StoreReplyError(
+          `RedisStore: SCRIPT LOAD of ${s.name} answered ${String(got)}, not its SHA1`,
+        );
+      }
+    });
+  }
+
+  // Runs a round's pipeline; commands that found no script are retried once after a reload (they did
+  // not run, so retrying them alone never applies anything twice).
+  private async run(commands: RedisCommand[]): Promise<RedisReply[]> {
+    await this.ensureLoaded();
+    let replies: RedisReply[];
+    try {
+      replies = await this.pipeline(commands);
+    } catch (err) {
+      if (!isNoScript(err)) throw err;
+      await this.load();
+      replies = await this.pipeline(commands);
+    }
+    const missing: number[] = [];
+    replies.forEach((r, i) => {
+      if (isNoScript(r)) missing.push(i);
+    });
+    if (missing.length > 0) {
+      await this.load();
+      const again = await this.pipeline(missing.map((i) => commands[i]!));
+      missing.forEach((i, j) => {
+        replies[i] = again[j]!;
+      });
+    }
+    replies.forEach((r, i) => {
+      if (r instanceof Error) throw new RedisCommandError(commands[i]!.args[0]!, i, r);
+    });
+    return replies;
+  }
+
+  private async pipeline(commands: RedisCommand[]): Promise<RedisReply[]> {
+    let replies: RedisReply[];
+    try {
+      replies = await this.exec.pipeline(commands);
+    } catch (err) {
+      if (isNoScript(err)) throw err;
+      const message = err instanceof Error ? err.message : String(err);
+      throw new StoreUnavailableError(`RedisStore: the round trip failed: ${message}`, { cause: err });
+    }
+    if (!Array.isArray(replies) || replies.length !== commands.length) {
+      const got = Array.isArray(replies) ? replies.length : typeof replies;
+      throw new StoreReplyError(`RedisStore: ${commands.length} commands sent, ${got} replies received`);
+    }
+    return replies;
+  }
+}

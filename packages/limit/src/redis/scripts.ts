@@ -1,0 +1,347 @@
+/**
+ * The three store operations as Lua scripts (specs/limiter-protocol.md 3.4-3.8), restating
+ * store/algorithm.ts, store/grant.ts and MemoryStore operation for operation, in the same order of
+ * floating-point operations, so replies match MemoryStore exactly. Each script touches one key.
+ * Numbers leave Lua as strings with 17 significant digits (Lua's tostring keeps only 14).
+ */
+
+/** A script with its KEYS and ARGV slots named, in order. */
+export interface LuaScript<K extends string, A extends string> {
+  readonly name: string;
+  readonly keys: readonly K[];
+  readonly argv: readonly A[];
+  readonly source: string;
+}
+
+/** KEYS then ARGV of one call, in slot order, from named values (plus the rate script's per-window tail). */
+export function scriptArgs<K extends string, A extends string>(
+  script: LuaScript<K, A>,
+  keys: Record<K, string>,
+  argv: Record<A, string>,
+  tail: readonly string[] = [],
+): { keys: string[]; argv: string[] } {
+  return { keys: script.keys.map((k) => keys[k]), argv: [...script.argv.map((a) => argv[a]), ...tail] };
+}
+
+// Helpers every script starts with: the store's clock and number formatting.
+const PRELUDE = `
+local COUNT_MAX = 9007199254740991
+local function fmt(x) return string.format('%.17g', x) end
+local function storeNow(given)
+  if given > 0 then return given end
+  -- before Redis 5, a script that reads TIME may only write with effects replication
+  if redis.replicate_commands then redis.replicate_commands() end
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
+end
+local function grantStep(free, want, need, allowance, replicas)
+  if not (free >= 1) then return 0, 0 end
+  local whole = math.floor(free)
+  local fair = math.floor((math.min(allowance, 1) * whole) / math.max(replicas, 1))
+  local granted = math.max(0, math.min(want, fair))
+  local left = whole - granted
+  local direct = 0
+  if need > granted and left >= 1 then direct = math.min(need - granted, left) end
+  return granted, direct
+end
+-- "credit:expiry" -> credit, expiry (nil when malformed)
+local function readLease(v)
+  local sep = string.find(v, ':', 1, true)
+  if not sep then return nil end
+  return tonumber(string.sub(v, 1, sep - 1)), tonumber(string.sub(v, sep + 1))
+end
+`;
+
+export type RateKey = "hash";
+export type RateArg =
+  | "alg"
+  | "nw"
+  | "pod"
+  | "hits"
+  | "unused"
+  | "want"
+  | "need"
+  | "allowance"
+  | "replicas"
+  | "ttl"
+  | "now"
+  | "hitsOld"
+  | "tOld";
+
+/**
+ * Rate: push hits, keep or give back credit, grant a fair share, admit waiters directly.
+ * After the named ARGV slots come limit, windowMs, burst of each window.
+ * Reply: [now, kept, avail, granted, direct, others, then idx, cur, prev, tat per window].
+ */
+export const RATE_SCRIPT: LuaScript<RateKey, RateArg> = {
+  name: "rate",
+  keys: ["hash"],
+  argv: [
+    "alg",
+    "nw",
+    "pod",
+    "hits",
+    "unused",
+    "want",
+    "need",
+    "allowance",
+    "replicas",
+    "ttl",
+    "now",
+    "hitsOld",
+    "tOld",
+  ],
+  source: `${PRELUDE}
+local key = KEYS[1]                    -- rl2:{<service>:<subject>}:<hash16>
+local alg = tonumber(ARGV[1])          -- 0 fixed window, 1 sliding window, 2 token bucket
+local nw = tonumber(ARGV[2])           -- number of windows
+local pod = ARGV[3]                    -- this replica
+local hits = tonumber(ARGV[4])         -- hits to charge at now
+local unused = tonumber(ARGV[5])       -- credit the replica still holds
+local want = tonumber(ARGV[6])         -- new credit wanted
+local need = tonumber(ARGV[7])         -- requests waiting now
+local allowance = tonumber(ARGV[8])    -- min(localAllowance, 1)
+local replicas = tonumber(ARGV[9])     -- live replicas of the service
+local ttl = tonumber(ARGV[10])         -- lease life, ms
+local now = storeNow(tonumber(ARGV[11]))
+local hitsOld = tonumber(ARGV[12])     -- hits admitted before the last boundary
+local tOld = tonumber(ARGV[13])        -- when those were admitted
+-- ARGV[14 + 3(i-1)], [15 + 3(i-1)], [16 + 3(i-1)]: limit, windowMs, burst of window i
+
+local limits, widths, bursts = {}, {}, {}
+local largest = 0
+for i = 1, nw do
+  limits[i] = tonumber(ARGV[11 + 3 * i])
+  widths[i] = tonumber(ARGV[12 + 3 * i])
+  bursts[i] = tonumber(ARGV[13 + 3 * i])
+  if widths[i] > largest then largest = widths[i] end
+end
+
+local function windowIndex(t, w)
+  if t <= 0 then return 0 end
+  return math.floor(t / w)
+end
+local function capacity(i)
+  if alg == 2 then return bursts[i] end
+  return limits[i]
+end
+local function roll(s, i, t)
+  if alg == 2 then return end
+  local idx = windowIndex(t, widths[i])
+  if idx <= s[1] then return end
+  if idx == s[1] + 1 then s[3] = s[2] else s[3] = 0 end
+  s[2] = 0
+  s[1] = idx
+end
+local function apply(s, i, t, n)
+  if alg == 2 then
+    local p = widths[i] / limits[i]
+    s[4] = math.min(math.max(s[4], t) + n * p, t + bursts[i] * p + widths[i])
+    return
+  end
+  roll(s, i, t)
+  s[2] = math.min(s[2] + n, COUNT_MAX)
+end
+local function applyPast(s, i, t, n)
+  if n == 0 then return end
+  if alg == 2 then apply(s, i, t, n) return end
+  local idx = windowIndex(t, widths[i])
+  if idx >= s[1] then apply(s, i, t, n)
+  elseif idx == s[1] - 1 and alg == 1 then s[3] = math.min(s[3] + n, COUNT_MAX) end
+end
+-- the state is already rolled to t (apply always rolls)
+local function usage(s, i, t)
+  if alg == 2 then return (math.max(s[4], t) - t) / (widths[i] / limits[i]) end
+  if alg == 0 then return s[2] end
+  local w = widths[i]
+  local pos = math.min(math.max(t - s[1] * w, 0), w)
+  return s[3] * (1 - pos / w) + s[2]
+end
+
+-- 1. read windows and leases; expired leases go
+local fields = redis.call('HGETALL', key)
+local stored, nstored = {}, 0
+local mineLive, mine, others = false, 0, 0
+for f = 1, #fields, 2 do
+  local name, value = fields[f], fields[f + 1]
+  if string.sub(name, 1, 2) == 'L:' then
+    local credit, expiry = readLease(value)
+    if credit == nil or expiry == nil or expiry <= now then
+      redis.call('HDEL', key, name)
+    elseif string.sub(name, 3) == pod then
+      mineLive = true
+      mine = credit
+    else
+      others = math.min(others + credit, COUNT_MAX)
+    end
+  elseif string.sub(name, 1, 1) == 'w' then
+    local n = tonumber(string.sub(name, 2))
+    if n then
+      stored[n] = value
+      nstored = nstored + 1
+    end
+  end
+end
+-- windows written for another set of windows start over
+local reset = nstored ~= nw
+local states = {}
+for i = 1, nw do
+  local s = {0, 0, 0, 0}
+  local v = stored[i]
+  if not reset and v then
+    local k = 1
+    for part in string.gmatch(v, '[^:]+') do
+      s[k] = tonumber(part) or 0
+      k = k + 1
+    end
+  end
+  states[i] = s
+end
+if reset then
+  for n in pairs(stored) do
+    if n > nw or n < 1 then redis.call('HDEL', key, 'w' .. n) end
+  end
+end
+
+-- 2. old hits at their time, new hits at now
+for i = 1, nw do
+  applyPast(states[i], i, tOld, hitsOld)
+  apply(states[i], i, now, hits)
+end
+-- 3. what nobody holds
+local low = nil
+for i = 1, nw do
+  local v = capacity(i) - usage(states[i], i, now) - others
+  if low == nil or v < low then low = v end
+end
+local avail = math.floor(low)
+-- 4. keep
+local kept
+if mineLive then kept = math.min(unused, mine) else kept = math.min(unused, math.max(avail, 0)) end
+-- 5. grant and last mile
+local granted, direct = grantStep(avail - kept, want, need, allowance, replicas)
+-- 6. direct admits are hits now
+if direct > 0 then
+  for i = 1, nw do apply(states[i], i, now, direct) end
+end
+-- 7. write back
+local reply = {fmt(now), kept, avail, granted, direct, others}
+local hset = {}
+for i = 1, nw do
+  local s = states[i]
+  hset[#hset + 1] = 'w' .. i
+  hset[#hset + 1] = fmt(s[1]) .. ':' .. fmt(s[2]) .. ':' .. fmt(s[3]) .. ':' .. fmt(s[4])
+  reply[#reply + 1] = s[1]
+  reply[#reply + 1] = s[2]
+  reply[#reply + 1] = s[3]
+  reply[#reply + 1] = fmt(s[4])
+end
+redis.call('HSET', key, unpack(hset))
+local held = kept + granted
+if held > 0 then
+  redis.call('HSET', key, 'L:' .. pod, fmt(held) .. ':' .. fmt(now + ttl))
+else
+  redis.call('HDEL', key, 'L:' .. pod)
+end
+redis.call('PEXPIRE', key, string.format('%d', math.floor(2 * largest + ttl + 1000)))
+return reply
+`,
+};
+
+export type ConcurrencyKey = "hash";
+export type ConcurrencyArg =
+  | "pod"
+  | "active"
+  | "unused"
+  | "want"
+  | "need"
+  | "max"
+  | "allowance"
+  | "replicas"
+  | "ttl"
+  | "now";
+
+/**
+ * Concurrency: an absolute report of active slots, then keep, grant, admit; direct slots are reserved
+ * in the lease, not recorded. Reply: [now, kept, granted, direct, others].
+ */
+export const CONCURRENCY_SCRIPT: LuaScript<ConcurrencyKey, ConcurrencyArg> = {
+  name: "concurrency",
+  keys: ["hash"],
+  argv: ["pod", "active", "unused", "want", "need", "max", "allowance", "replicas", "ttl", "now"],
+  source: `${PRELUDE}
+local key = KEYS[1]                    -- cc2:{<service>:<subject>}:<max>
+local pod = ARGV[1]                    -- this replica
+local active = tonumber(ARGV[2])       -- slots this replica holds now (absolute)
+local unused = tonumber(ARGV[3])       -- allowed but not active, kept
+local want = tonumber(ARGV[4])         -- new slots wanted
+local need = tonumber(ARGV[5])         -- acquires waiting now
+local max = tonumber(ARGV[6])          -- the cap
+local allowance = tonumber(ARGV[7])    -- min(localAllowance, 1)
+local replicas = tonumber(ARGV[8])     -- live replicas of the service
+local ttl = tonumber(ARGV[9])          -- lease life, ms
+local now = storeNow(tonumber(ARGV[10]))
+
+local fields = redis.call('HGETALL', key)
+local mineLive, mine, others = false, 0, 0
+for f = 1, #fields, 2 do
+  local name, value = fields[f], fields[f + 1]
+  local credit, expiry = readLease(value)
+  if credit == nil or expiry == nil or expiry <= now then
+    redis.call('HDEL', key, name)
+  elseif name == pod then
+    mineLive = true
+    mine = credit
+  else
+    others = math.min(others + credit, COUNT_MAX)
+  end
+end
+local avail = math.floor(max - others - active)
+local kept
+if mineLive then
+  kept = math.min(unused, math.max(0, mine - active))
+else
+  kept = math.min(unused, math.max(0, avail))
+end
+local granted, direct = grantStep(avail - kept, want, need, allowance, replicas)
+local held = math.min(active + kept + granted + direct, COUNT_MAX)
+if held > 0 then
+  redis.call('HSET', key, pod, fmt(held) .. ':' .. fmt(now + ttl))
+  redis.call('PEXPIRE', key, string.format('%d', math.floor(2 * ttl)))
+else
+  redis.call('HDEL', key, pod)
+end
+return {fmt(now), kept, granted, direct, others}
+`,
+};
+
+export type HeartbeatKey = "registry";
+export type HeartbeatArg = "pod" | "window" | "leave" | "now";
+
+/** Heartbeat: register (or leave), forget silent replicas, count the live ones. Reply: [now, n]. */
+export const HEARTBEAT_SCRIPT: LuaScript<HeartbeatKey, HeartbeatArg> = {
+  name: "heartbeat",
+  keys: ["registry"],
+  argv: ["pod", "window", "leave", "now"],
+  source: `${PRELUDE}
+local key = KEYS[1]                    -- rl2:{<service>}:pods
+local pod = ARGV[1]                    -- this replica
+local window = tonumber(ARGV[2])       -- live window, ms (3 x heartbeatMs)
+local leave = ARGV[3] == '1'           -- 1: shutting down
+local now = storeNow(tonumber(ARGV[4]))
+
+if leave then
+  redis.call('ZREM', key, pod)
+else
+  redis.call('ZADD', key, fmt(now), pod)
+end
+redis.call('ZREMRANGEBYSCORE', key, '-inf', fmt(now - window))
+local n = redis.call('ZCARD', key)
+if n < 1 then n = 1 end
+redis.call('PEXPIRE', key, string.format('%d', math.floor(10 * window)))
+return {fmt(now), n}
+`,
+};
+
+/** Every script, in the order of the SCRIPT LOAD pipeline. */
+export const SCRIPTS = [RATE_SCRIPT, CONCURRENCY_SCRIPT, HEARTBEAT_SCRIPT] as const;

@@ -1,0 +1,25 @@
+/** What the store hands out of a free budget: credit to keep (`granted`) and last-mile admits (`direct`). */
+export interface Grant {
+  granted: number;
+  direct: number;
+}
+
+/**
+ * The grant step of the rate and concurrency scripts (specs/limiter-protocol.md 3.5, step 5): a fair
+ * share of `free` split across replicas, then waiting requests admitted one by one from what is left.
+ */
+export function grantStep(
+  free: number,
+  want: number,
+  need: number,
+  allowance: number,
+  replicas: number,
+): Grant {
+  if (!(free >= 1)) return { granted: 0, direct: 0 };
+  const whole = Math.floor(free);
+  const fair = Math.floor((Math.min(allowance, 1) * whole) / Math.max(replicas, 1));
+  const granted = Math.max(0, Math.min(want, fair));
+  const left = whole - granted;
+  const direct = need > granted && left >= 1 ? Math.min(need - granted, left) : 0;
+  return { granted, direct };
+}

@@ -1,0 +1,260 @@
+import type { Clock } from "../clock/clock.js";
+import { sleep } from "../clock/sleep.js";
+import { systemClock } from "../clock/system-clock.js";
+import { apply, applyPast, COUNT_MAX, capacity, emptyWindow, saturatingAdd, usage } from "./algorithm.js";
+import { StoreUnavailableError } from "./errors.js";
+import { grantStep } from "./grant.js";
+import { normalizeConcurrency, normalizeHeartbeat, normalizeRate, rateKeyTtlMs } from "./request.js";
+import type {
+  ConcurrencyReply,
+  ConcurrencyRequest,
+  HeartbeatReply,
+  HeartbeatRequest,
+  RateReply,
+  RateRequest,
+  RoundReply,
+  RoundRequest,
+  Store,
+  WindowState,
+} from "./types.js";
+
+/** Credit (or slots) a replica holds in one store key, until `expiry` (store ms). */
+interface Lease {
+  credit: number;
+  expiry: number;
+}
+
+interface RateEntry {
+  windows: WindowState[];
+  leases: Map<string, Lease>;
+  /** Store ms after which the key is gone, as PEXPIRE would drop it. */
+  expiresAt: number;
+}
+
+interface SlotEntry {
+  leases: Map<string, Lease>;
+  expiresAt: number;
+}
+
+interface Registry {
+  /** pod -> last heartbeat (store ms). */
+  pods: Map<string, number>;
+  expiresAt: number;
+}
+
+// Expired keys are dropped on access; a full sweep every so many operations bounds the memory of keys
+// nobody touches again.
+const SWEEP_EVERY = 4096;
+
+const NORMALIZE = { finiteLease: false } as const;
+
+/**
+ * The in-process reference store (specs/limiter-protocol.md 3.5, 3.7, 3.8, 5): the same three
+ * operations as RedisStore's scripts, with identical replies. Used by the simulation, by the Limiter's
+ * local-only and fail-static decisions (the synchronous `rate`/`concurrency`/`heartbeat` methods, always
+ * with an explicit time), and as the oracle of the parity tests. Keys expire like Redis keys would if
+ * store time were the server's clock.
+ */
+export class MemoryStore implements Store {
+  private readonly rateKeys = new Map<string, RateEntry>();
+  private readonly slotKeys = new Map<string, SlotEntry>();
+  private readonly registries = new Map<string, Registry>();
+  private failing = false;
+  private latencyMs = 0;
+  private roundCount = 0;
+  private opsSinceSweep = 0;
+
+  constructor(private readonly clock: Clock = systemClock) {}
+
+  /** Number of `round()` calls so far, failed ones included (store round trips). */
+  get rounds(): number {
+    return this.roundCount;
+  }
+
+  /** While failing, `round()` rejects with StoreUnavailableError (the direct methods keep working). */
+  setFailing(failing: boolean): void {
+    this.failing = failing;
+  }
+
+  /** Each `round()` takes this long on the store's clock: half before it runs, half after (a slow store). */
+  setLatency(ms: number): void {
+    if (!(ms >= 0) || !Number.isFinite(ms)) {
+      throw new RangeError(`MemoryStore.setLatency: ms must be a finite number >= 0, got ${ms}`);
+    }
+    this.latencyMs = ms;
+  }
+
+  async round(request: RoundRequest): Promise<RoundReply> {
+    this.roundCount++;
+    const half = this.latencyMs / 2;
+    if (half > 0) await sleep(this.clock, half);
+    if (this.failing) throw new StoreUnavailableError("MemoryStore: the store is failing (setFailing(true))");
+    const given = request.now;
+    const now = given !== undefined && given > 0 && Number.isFinite(given) ? given : this.clock.unixMs();
+    for (const r of request.releases) this.release(r.key, r.pod);
+    const rates = request.rates.map((r) => this.rate(r, now));
+    const concurrency = request.concurrency.map((c) => this.concurrency(c, now));
+    const reply: RoundReply = { rates, concurrency };
+    if (request.heartbeat) reply.heartbeat = this.heartbeat(request.heartbeat, now);
+    if (half > 0) await sleep(this.clock, half);
+    return reply;
+  }
+
+  /** The rate script at store time `now`: push hits, keep or give back credit, grant, admit waiters. */
+  rate(request: RateRequest, now: number): RateReply {
+    const req = normalizeRate(request, NORMALIZE);
+    this.tick(now);
+    let entry = this.liveRate(req.key, now);
+    if (!entry) {
+      entry = { windows: [], leases: new Map(), expiresAt: now };
+      this.rateKeys.set(req.key, entry);
+    }
+    // A hash written for another set of windows (a hash collision of configs) starts over.
+    if (entry.windows.length !== req.windows.length) entry.windows = req.windows.map(() => emptyWindow());
+    const { alg, windows } = req;
+    const states = entry.windows;
+
+    const held = collectLeases(entry.leases, req.pod, now);
+    for (let i = 0; i < windows.length; i++) {
+      const spec = windows[i]!;
+      const st = states[i]!;
+      applyPast(alg, spec, st, req.tOld, req.hitsOld);
+      apply(alg, spec, st, now, req.hits);
+    }
+    let low = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < windows.length; i++) {
+      const spec = windows[i]!;
+      low = Math.min(low, capacity(alg, spec) - usage(alg, spec, states[i]!, now) - held.others);
+    }
+    const avail = Math.floor(low);
+    const kept = held.mineLive ? Math.min(req.unused, held.mine) : Math.min(req.unused, Math.max(avail, 0));
+    const { granted, direct } = grantStep(avail - kept, req.want, req.need, req.allowance, req.replicas);
+    if (direct > 0) {
+      for (let i = 0; i < windows.length; i++) apply(alg, windows[i]!, states[i]!, now, direct);
+    }
+    const mine = kept + granted;
+    if (mine > 0) entry.leases.set(req.pod, { credit: mine, expiry: now + req.leaseTtlMs });
+    else entry.leases.delete(req.pod);
+    entry.expiresAt = now + rateKeyTtlMs(windows, req.leaseTtlMs);
+    return {
+      now,
+      kept,
+      avail,
+      granted,
+      direct,
+      others: held.others,
+      windows: states.map((s) => ({ idx: s.idx, cur: s.cur, prev: s.prev, tat: s.tat })),
+    };
+  }
+
+  /** The concurrency script at `now`: an absolute report of active slots, then keep, grant, admit. */
+  concurrency(request: ConcurrencyRequest, now: number): ConcurrencyReply {
+    const req = normalizeConcurrency(request, NORMALIZE);
+    this.tick(now);
+    let entry = this.liveSlots(req.key, now);
+    const leases = entry?.leases ?? new Map<string, Lease>();
+    const held = collectLeases(leases, req.pod, now);
+    const avail = Math.floor(req.max - held.others - req.active);
+    const kept = held.mineLive
+      ? Math.min(req.unused, Math.max(0, held.mine - req.active))
+      : Math.min(req.unused, Math.max(0, avail));
+    const { granted, direct } = grantStep(avail - kept, req.want, req.need, req.allowance, req.replicas);
+    const mine = Math.min(req.active + kept + granted + direct, COUNT_MAX);
+    entry ??= { leases, expiresAt: now };
+    if (mine > 0) {
+      leases.set(req.pod, { credit: mine, expiry: now + req.leaseTtlMs });
+      entry.expiresAt = now + Math.floor(2 * req.leaseTtlMs);
+    } else leases.delete(req.pod);
+    // An empty hash does not exist in Redis; neither does it here.
+    if (leases.size === 0) this.slotKeys.delete(req.key);
+    else this.slotKeys.set(req.key, entry);
+    return { now, kept, granted, direct, others: held.others };
+  }
+
+  /** The heartbeat script at `now`: register (or leave), forget silent replicas, count the live ones. */
+  heartbeat(request: HeartbeatRequest, now: number): HeartbeatReply {
+    const req = normalizeHeartbeat(request);
+    this.tick(now);
+    let reg = this.liveRegistry(req.key, now);
+    if (!reg) {
+      reg = { pods: new Map(), expiresAt: now };
+      this.registries.set(req.key, reg);
+    }
+    if (req.leave) reg.pods.delete(req.pod);
+    else reg.pods.set(req.pod, now);
+    const cutoff = now - req.windowMs;
+    for (const [pod, seen] of reg.pods) if (seen <= cutoff) reg.pods.delete(pod);
+    const replicas = Math.max(1, reg.pods.size);
+    if (reg.pods.size === 0) this.registries.delete(req.key);
+    else reg.expiresAt = now + Math.floor(10 * req.windowMs);
+    return { now, replicas };
+  }
+
+  /** Drops `pod`'s lease fields (rate and concurrency) from `key`. */
+  release(key: string, pod: string): void {
+    const rate = this.rateKeys.get(key);
+    if (rate) rate.leases.delete(pod);
+    const slots = this.slotKeys.get(key);
+    if (slots) {
+      slots.leases.delete(pod);
+      if (slots.leases.size === 0) this.slotKeys.delete(key);
+    }
+  }
+
+  private liveRate(key: string, now: number): RateEntry | undefined {
+    const e = this.rateKeys.get(key);
+    if (e && now > e.expiresAt) {
+      this.rateKeys.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+
+  private liveSlots(key: string, now: number): SlotEntry | undefined {
+    const e = this.slotKeys.get(key);
+    if (e && now > e.expiresAt) {
+      this.slotKeys.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+
+  private liveRegistry(key: string, now: number): Registry | undefined {
+    const e = this.registries.get(key);
+    if (e && now > e.expiresAt) {
+      this.registries.delete(key);
+      return undefined;
+    }
+    return e;
+  }
+
+  private tick(now: number): void {
+    if (++this.opsSinceSweep < SWEEP_EVERY) return;
+    this.opsSinceSweep = 0;
+    for (const map of [this.rateKeys, this.slotKeys, this.registries] as Map<
+      string,
+      { expiresAt: number }
+    >[]) {
+      for (const [key, e] of map) if (now > e.expiresAt) map.delete(key);
+    }
+  }
+}
+
+interface Held {
+  mineLive: boolean;
+  mine: number;
+  others: number;
+}
+
+// Drops expired leases (expiry <= now) and sums what the others hold.
+function collectLeases(leases: Map<string, Lease>, pod: string, now: number): Held {
+  const held: Held = { mineLive: false, mine: 0, others: 0 };
+  for (const [owner, lease] of leases) {
+    if (lease.expiry <= now) leases.delete(owner);
+    else if (owner === pod) {
+      held.mineLive = true;
+      held.mine = lease.credit;
+    } else held.others = saturatingAdd(held.others, lease.credit);
+  }
+  return held;
+}

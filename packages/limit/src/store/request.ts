@@ -1,0 +1,109 @@
+import { COUNT_MAX } from "./algorithm.js";
+import { StoreRequestError } from "./errors.js";
+import type { ConcurrencyRequest, HeartbeatRequest, RateRequest, WindowSpec } from "./types.js";
+
+/**
+ * Requests as every store reads them: counts are whole, non-negative and saturated (a negative or
+ * fractional count is read like the original's unsigned integers), and structural fields are checked.
+ * MemoryStore and RedisStore both normalise with these functions, so they see identical arguments.
+ */
+
+/** A count as the store reads it: NaN or <= 0 -> 0, else floor, at most COUNT_MAX. */
+export function toCount(x: number): number {
+  return x > 0 ? Math.min(Math.floor(x), COUNT_MAX) : 0;
+}
+
+// An allowance is a fraction of the free budget: NaN reads as 0, anything above 1 as 1.
+function toAllowance(x: number): number {
+  return x > 0 ? Math.min(x, 1) : 0;
+}
+
+function requireName(field: string, value: unknown): string {
+  if (typeof value !== "string" || value.length === 0) {
+    throw new StoreRequestError(field, `must be a non-empty string, got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+function requirePositive(field: string, value: number, finite: boolean): number {
+  if (!(value > 0) || (finite && !Number.isFinite(value))) {
+    throw new StoreRequestError(field, `must be a positive${finite ? " finite" : ""} number, got ${value}`);
+  }
+  return value;
+}
+
+/** How a store reads leases: `finite` stores (Redis) cannot keep a lease forever. */
+export interface NormalizeOptions {
+  finiteLease: boolean;
+}
+
+function normalizeWindows(alg: number, windows: readonly WindowSpec[]): WindowSpec[] {
+  if (!Array.isArray(windows) || windows.length === 0) {
+    throw new StoreRequestError("windows", "must list at least one window");
+  }
+  return windows.map((w, i) => {
+    const limit = requirePositive(`windows[${i}].limit`, w.limit, true);
+    const windowMs = requirePositive(`windows[${i}].windowMs`, w.windowMs, true);
+    const burst = alg === 2 ? requirePositive(`windows[${i}].burst`, w.burst, true) : w.burst;
+    return { limit, windowMs, burst: Number.isFinite(burst) ? burst : limit };
+  });
+}
+
+/** A rate request with every count whole and every field checked. */
+export function normalizeRate(req: RateRequest, opts: NormalizeOptions): RateRequest {
+  if (req.alg !== 0 && req.alg !== 1 && req.alg !== 2) {
+    throw new StoreRequestError("alg", `must be 0 (fixed), 1 (sliding) or 2 (token bucket), got ${req.alg}`);
+  }
+  const hitsOld = toCount(req.hitsOld);
+  if (hitsOld > 0 && !Number.isFinite(req.tOld)) {
+    throw new StoreRequestError("tOld", `must be a finite time when hitsOld > 0, got ${req.tOld}`);
+  }
+  return {
+    key: requireName("key", req.key),
+    alg: req.alg,
+    windows: normalizeWindows(req.alg, req.windows),
+    pod: requireName("pod", req.pod),
+    hits: toCount(req.hits),
+    hitsOld,
+    tOld: hitsOld > 0 ? req.tOld : 0,
+    unused: toCount(req.unused),
+    want: toCount(req.want),
+    need: toCount(req.need),
+    allowance: toAllowance(req.allowance),
+    replicas: toCount(req.replicas),
+    leaseTtlMs: requirePositive("leaseTtlMs", req.leaseTtlMs, opts.finiteLease),
+  };
+}
+
+/** A concurrency report with every count whole and every field checked. */
+export function normalizeConcurrency(req: ConcurrencyRequest, opts: NormalizeOptions): ConcurrencyRequest {
+  return {
+    key: requireName("key", req.key),
+    pod: requireName("pod", req.pod),
+    active: toCount(req.active),
+    unused: toCount(req.unused),
+    want: toCount(req.want),
+    need: toCount(req.need),
+    max: toCount(req.max),
+    allowance: toAllowance(req.allowance),
+    replicas: toCount(req.replicas),
+    leaseTtlMs: requirePositive("leaseTtlMs", req.leaseTtlMs, opts.finiteLease),
+  };
+}
+
+/** A heartbeat with its fields checked. */
+export function normalizeHeartbeat(req: HeartbeatRequest): HeartbeatRequest {
+  return {
+    key: requireName("key", req.key),
+    pod: requireName("pod", req.pod),
+    windowMs: requirePositive("windowMs", req.windowMs, true),
+    leave: req.leave === true,
+  };
+}
+
+/** The largest window of a rate key: its hash lives 2 x that + the lease + 1 s past the last sync. */
+export function rateKeyTtlMs(windows: readonly WindowSpec[], leaseTtlMs: number): number {
+  let largest = 0;
+  for (const w of windows) largest = Math.max(largest, w.windowMs);
+  return Math.floor(2 * largest + leaseTtlMs + 1000);
+}

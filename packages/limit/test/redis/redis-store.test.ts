@@ -1,0 +1,232 @@
+import { describe, expect, it } from "vitest";
+import {
+  CONCURRENCY_SCRIPT,
+  HEARTBEAT_SCRIPT,
+  RATE_SCRIPT,
+  type RateRequest,
+  type RedisCommand,
+  RedisCommandError,
+  type RedisExec,
+  type RedisReply,
+  RedisStore,
+  StoreReplyError,
+  StoreRequestError,
+  StoreUnavailableError,
+  scriptSha,
+} from "../../src/index.js";
+
+const RATE_SHA = scriptSha(RATE_SCRIPT.source);
+const CONC_SHA = scriptSha(CONCURRENCY_SCRIPT.source);
+const HB_SHA = scriptSha(HEARTBEAT_SCRIPT.source);
+
+function rate(over: Partial<RateRequest> = {}): RateRequest {
+  return {
+    key: "rl2:{s:k}:0000000000000001",
+    alg: 1,
+    windows: [{ limit: 10, windowMs: 1000, burst: 10 }],
+    pod: "p1",
+    hits: 2,
+    hitsOld: 0,
+    tOld: 0,
+    unused: 0,
+    want: 3,
+    need: 0,
+    allowance: 0.8,
+    replicas: 1,
+    leaseTtlMs: 3000,
+    ...over,
+  };
+}
+
+const RATE_REPLY: RedisReply = ["1750000000000.5", 0, 8, 3, 0, 0, 1750000000, 2, 0, "0"];
+
+/** A scripted Redis: answers SCRIPT LOAD with the SHA, EVALSHA from a queue, and records every pipeline. */
+class FakeExec implements RedisExec {
+  readonly pipelines: RedisCommand[][] = [];
+  scriptsLoaded = false;
+  fail: Error | undefined;
+  reply: (c: RedisCommand) => RedisReply = (c) => {
+    if (c.args[1] === RATE_SHA) return RATE_REPLY;
+    if (c.args[1] === CONC_SHA) return ["1750000000000.5", 1, 0, 0, 2];
+    if (c.args[1] === HB_SHA) return ["1750000000000.5", 3];
+    return 1;
+  };
+
+  async pipeline(commands: readonly RedisCommand[]): Promise<RedisReply[]> {
+    this.pipelines.push([...commands]);
+    if (this.fail) throw this.fail;
+    return commands.map((c) => {
+      if (c.args[0] === "SCRIPT") {
+        this.scriptsLoaded = true;
+        return scriptSha(c.args[2]!);
+      }
+      if (c.args[0] === "EVALSHA" && !this.scriptsLoaded) return new Error("NOSCRIPT No matching script.");
+      return this.reply(c);
+    });
+  }
+}
+
+describe("RedisStore", () => {
+  it("loads the scripts in one pipeline, then sends one pipeline per round in spec order", async () => {
+    const exec = new FakeExec();
+    const store = new RedisStore(exec);
+    const reply = await store.round({
+      now: 1_750_000_000_000.5,
+      releases: [{ key: "cc2:{s:k}:3", pod: "old" }],
+      rates: [rate()],
+      concurrency: [
+        {
+          key: "cc2:{s:k}:3",
+          pod: "p1",
+          active: 1,
+          unused: 0,
+          want: 1,
+          need: 0,
+          max: 3,
+          allowance: 0.8,
+          replicas: 1,
+          leaseTtlMs: 5000,
+        },
+      ],
+      heartbeat: { key: "rl2:{s}:pods", pod: "p1", windowMs: 3000, leave: false },
+    });
+    expect(exec.pipelines).toHaveLength(2);
+    expect(exec.pipelines[0]!.map((c) => c.args.slice(0, 2))).toEqual([
+      ["SCRIPT", "LOAD"],
+      ["SCRIPT", "LOAD"],
+      ["SCRIPT", "LOAD"],
+    ]);
+    expect(exec.pipelines[0]!.every((c) => c.key === undefined)).toBe(true);
+    const round = exec.pipelines[1]!;
+    expect(round.map((c) => [c.args[0], c.key])).toEqual([
+      ["HDEL", "cc2:{s:k}:3"],
+      ["EVALSHA", "rl2:{s:k}:0000000000000001"],
+      ["EVALSHA", "cc2:{s:k}:3"],
+      ["EVALSHA", "rl2:{s}:pods"],
+    ]);
+    expect(round[0]!.args).toEqual(["HDEL", "cc2:{s:k}:3", "L:old", "old"]);
+    expect(round[1]!.args).toEqual([
+      "EVALSHA",
+      RATE_SHA,
+      "1",
+      "rl2:{s:k}:0000000000000001",
+      ...["1", "1", "p1", "2", "0", "3", "0", "0.8", "1", "3000", "1750000000000.5", "0", "0"],
+      ...["10", "1000", "10"],
+    ]);
+    expect(round[3]!.args.slice(4)).toEqual(["p1", "3000", "0", "1750000000000.5"]);
+    expect(reply.rates[0]).toEqual({
+      now: 1_750_000_000_000.5,
+      kept: 0,
+      avail: 8,
+      granted: 3,
+      direct: 0,
+      others: 0,
+      windows: [{ idx: 1_750_000_000, cur: 2, prev: 0, tat: 0 }],
+    });
+    expect(reply.concurrency[0]).toEqual({
+      now: 1_750_000_000_000.5,
+      kept: 1,
+      granted: 0,
+      direct: 0,
+      others: 2,
+    });
+    expect(reply.heartbeat).toEqual({ now: 1_750_000_000_000.5, replicas: 3 });
+  });
+
+  it("asks for Redis TIME (now = 0) when the round has no time", async () => {
+    const exec = new FakeExec();
+    await new RedisStore(exec).round({ releases: [], rates: [rate()], concurrency: [] });
+    expect(exec.pipelines[1]![0]!.args[14]).toBe("0");
+  });
+
+  it("sends nothing for an empty round", async () => {
+    const exec = new FakeExec();
+    expect(await new RedisStore(exec).round({ releases: [], rates: [], concurrency: [] })).toEqual({
+      rates: [],
+      concurrency: [],
+    });
+    expect(exec.pipelines).toHaveLength(0);
+  });
+
+  it("reloads on NOSCRIPT (any case) and retries only the commands that did not run", async () => {
+    const exec = new FakeExec();
+    const store = new RedisStore(exec);
+    await store.round({ releases: [], rates: [rate()], concurrency: [] });
+    let flushedOnce = false;
+    const base = exec.reply;
+    exec.reply = (c) => {
+      if (c.key === "rl2:{s:b}:0000000000000001" && !flushedOnce) {
+        flushedOnce = true;
+        return new Error("noscript: gone");
+      }
+      return base(c);
+    };
+    exec.pipelines.length = 0;
+    const reply = await store.round({
+      releases: [],
+      rates: [rate(), rate({ key: "rl2:{s:b}:0000000000000001" })],
+      concurrency: [],
+    });
+    expect(reply.rates).toHaveLength(2);
+    expect(exec.pipelines.map((p) => p.length)).toEqual([2, 3, 1]);
+    expect(exec.pipelines[2]![0]!.key).toBe("rl2:{s:b}:0000000000000001");
+  });
+
+  it("fails a round whose command errs, naming the command", async () => {
+    const exec = new FakeExec();
+    exec.reply = () => new Error("WRONGTYPE Operation against a key holding the wrong kind of value");
+    const err = await new RedisStore(exec)
+      .round({ releases: [], rates: [rate()], concurrency: [] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(RedisCommandError);
+    expect((err as RedisCommandError).command).toBe("EVALSHA");
+  });
+
+  it("turns a failed round trip into StoreUnavailableError", async () => {
+    const exec = new FakeExec();
+    exec.fail = new Error("connect ECONNREFUSED");
+    await expect(
+      new RedisStore(exec).round({ releases: [], rates: [rate()], concurrency: [] }),
+    ).rejects.toBeInstanceOf(StoreUnavailableError);
+  });
+
+  it("rejects replies of the wrong length or with non-numbers", async () => {
+    const exec = new FakeExec();
+    exec.reply = () => RATE_REPLY.slice(0, 9) as RedisReply;
+    await expect(
+      new RedisStore(exec).round({ releases: [], rates: [rate()], concurrency: [] }),
+    ).rejects.toBeInstanceOf(StoreReplyError);
+    const short = new FakeExec();
+    short.pipeline = async (cmds) => cmds.slice(1).map(() => 1);
+    await expect(
+      new RedisStore(short).round({ releases: [], rates: [rate()], concurrency: [] }),
+    ).rejects.toThrow(/3 commands sent, 2 replies/);
+  });
+
+  it("reads negative counts as 0 but keeps avail signed", async () => {
+    const exec = new FakeExec();
+    exec.reply = () => ["1750000000000", -1, -4, -2, -3, -5, -6, -7, -8, "-9.5"];
+    const reply = await new RedisStore(exec).round({ releases: [], rates: [rate()], concurrency: [] });
+    expect(reply.rates[0]).toEqual({
+      now: 1_750_000_000_000,
+      kept: 0,
+      avail: -4,
+      granted: 0,
+      direct: 0,
+      others: 0,
+      windows: [{ idx: 0, cur: 0, prev: 0, tat: -9.5 }],
+    });
+  });
+
+  it("rejects requests Redis cannot keep (an infinite lease) before sending anything", async () => {
+    const exec = new FakeExec();
+    await expect(
+      new RedisStore(exec).round({
+        releases: [],
+        rates: [rate({ leaseTtlMs: Number.POSITIVE_INFINITY })],
+        concurrency: [],
+      }),
+    ).rejects.toBeInstanceOf(StoreRequestError);
+    expect(exec.pipelines).toHaveLength(0);
+  });
+});
