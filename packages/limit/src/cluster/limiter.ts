@@ -791,23 +791,33 @@ export class Limiter {
     const limit = this.options.maxKeysPerRound;
     const rates: RateKey[] = [];
     const caps: ConcurrencyKey[] = [];
-    const collect = (slack: number) => {
-      for (const k of this.rates.values()) {
-        if (rates.length + caps.length >= limit) return;
-        if (!k.localOnly && !k.syncing && (force || this.rateDue(k, now, slack)) && this.claimRate(k))
-          rates.push(k);
-      }
-      for (const c of this.caps.values()) {
-        if (rates.length + caps.length >= limit) return;
-        if (!c.localOnly && !c.syncing && (force || this.capDue(c, now, slack)) && this.claimCap(c))
-          caps.push(c);
-      }
-    };
-    collect(1);
-    if (rates.length + caps.length > 0 || hbStrict) collect(0.5);
+    this.collectDue(rates, caps, now, 1, force, limit);
+    if (rates.length + caps.length > 0 || hbStrict) this.collectDue(rates, caps, now, 0.5, force, limit);
     if (rates.length + caps.length === 0 && !hbStrict) return;
     const withHeartbeat = hbStrict || now - this.lastHeartbeat >= this.options.heartbeatMs / 2;
     await this.exchange(rates, caps, withHeartbeat ? "join" : undefined, [], now);
+  }
+
+  // Claims the keys due at `slack` (all when forcing), up to `limit` per round. A method, not a closure:
+  // round() runs every tick.
+  private collectDue(
+    rates: RateKey[],
+    caps: ConcurrencyKey[],
+    now: number,
+    slack: number,
+    force: boolean,
+    limit: number,
+  ): void {
+    for (const k of this.rates.values()) {
+      if (rates.length + caps.length >= limit) return;
+      if (!k.localOnly && !k.syncing && (force || this.rateDue(k, now, slack)) && this.claimRate(k))
+        rates.push(k);
+    }
+    for (const c of this.caps.values()) {
+      if (rates.length + caps.length >= limit) return;
+      if (!c.localOnly && !c.syncing && (force || this.capDue(c, now, slack)) && this.claimCap(c))
+        caps.push(c);
+    }
   }
 
   // Marks a key as synced by the caller; false if a sync is already in flight.
