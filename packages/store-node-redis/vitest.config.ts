@@ -1,3 +1,8 @@
 import { project } from "../../vitest.shared.js";
 
-export default project("@resil/store-node-redis");
+// Real redis-server processes: one file at a time, so timing-sensitive suites never share the CPU.
+export default project("@resil/store-node-redis", {
+  testTimeout: 120_000,
+  hookTimeout: 60_000,
+  fileParallelism: false,
+});

@@ -1,1 +1,1 @@
-export {};
+export { IoRedisExec, PipelineDiscardedError } from "./ioredis-exec.js";

@@ -1,1 +1,7 @@
-export {};
+export {
+  type NodeRedisClientLike,
+  type NodeRedisClusterLike,
+  NodeRedisExec,
+  type NodeRedisNodeLike,
+  SlotUnassignedError,
+} from "./node-redis-exec.js";

@@ -15,7 +15,8 @@ const VERBATIM_SUBJECT = /^[\x21-\x3c\x3e-\x7a|~][\x21-\x7a|~]*$/;
 const VERBATIM_SERVICE = /^[\x21-\x39\x3b\x3c\x3e-\x7a|~][\x21-\x39\x3b-\x7a|~]*$/;
 
 function digest(name: string): string {
-  return `=${createHash("sha256").update(name, "utf8").digest("base64url")}`;
+  // UTF-16 code units, not UTF-8: lone surrogates would all encode as U+FFFD and collide.
+  return `=${createHash("sha256").update(name, "utf16le").digest("base64url")}`;
 }
 
 /** A subject as it appears inside the hash tag: verbatim when plain and short, else `=<sha256 base64url>`. */

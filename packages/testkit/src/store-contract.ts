@@ -1,0 +1,376 @@
+import {
+  concurrencyKey,
+  configHash,
+  keySlot,
+  Limiter,
+  MemoryStore,
+  type RateRequest,
+  RedisCommandError,
+  type RedisExec,
+  RedisStore,
+  rateKey,
+  registryKey,
+  type WindowSpec,
+} from "@resil/limit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RedisClusterHandle, startCluster } from "./cluster.js";
+import { runParity } from "./parity.js";
+import { rawCommand } from "./resp.js";
+import { type RedisServer, startRedis } from "./server.js";
+
+/** A RedisExec over a fresh client of some adapter, and how to close that client. */
+export interface ExecHandle {
+  exec: RedisExec;
+  close(): Promise<void>;
+}
+
+/** How an adapter package connects its client to the servers the contract suite starts. */
+export interface AdapterUnderTest {
+  name: string;
+  single(server: RedisServer): Promise<ExecHandle>;
+  cluster(seeds: ReadonlyArray<{ host: string; port: number }>): Promise<ExecHandle>;
+}
+
+const T0 = 1_750_000_020_000;
+const MINUTE: WindowSpec[] = [{ limit: 100, windowMs: 60_000, burst: 100 }];
+
+function rate(key: string, over: Partial<RateRequest> = {}): RateRequest {
+  return {
+    key,
+    alg: 0,
+    windows: MINUTE,
+    pod: "a",
+    hits: 0,
+    hitsOld: 0,
+    tOld: 0,
+    unused: 0,
+    want: 0,
+    need: 0,
+    allowance: 1,
+    replicas: 2,
+    leaseTtlMs: 3000,
+    ...over,
+  };
+}
+
+/** Subjects that must not break keys: braces, newlines, control bytes, lone surrogates, 10 kB. */
+export const HOSTILE_SUBJECTS: readonly string[] = [
+  "plain",
+  "{",
+  "}",
+  "}{",
+  "a}b{c",
+  "{tenant}:x",
+  "line\nbreak",
+  "line\r\nbreak",
+  "nul\u0000byte",
+  "\u00ff\u00fe binary-ish \u0001\u0002",
+  "emoji 🙂 and ünïcödé",
+  "x".repeat(10_240),
+  `${"x".repeat(10_239)}y`,
+  "",
+];
+
+function parseHash(raw: string): Map<string, string> {
+  // RESP array of bulk strings: *N, then $len / value pairs
+  const lines = raw.split("\r\n");
+  const out = new Map<string, string>();
+  const values: string[] = [];
+  for (let i = 1; i < lines.length; i++)
+    if (!lines[i]!.startsWith("$") && lines[i] !== "") values.push(lines[i]!);
+  for (let i = 0; i + 1 < values.length; i += 2) out.set(values[i]!, values[i + 1]!);
+  return out;
+}
+
+/**
+ * The RedisStore contract through one adapter, against real servers it starts and stops: parity with
+ * MemoryStore (spec 5) and its three fixed cases, the key layout of spec 3.4, hostile subjects, a
+ * failing command, and the same on a 3-master cluster.
+ */
+export function describeStoreContract(adapter: AdapterUnderTest): void {
+  describe(`RedisStore over ${adapter.name}: single node`, () => {
+    let server: RedisServer;
+    let handle: ExecHandle;
+    let store: RedisStore;
+
+    beforeAll(async () => {
+      server = await startRedis({ controllable: true });
+      handle = await adapter.single(server);
+      store = new RedisStore(handle.exec);
+    });
+    afterAll(async () => {
+      await handle?.close();
+      await server?.stop();
+    });
+
+    it("replies exactly like MemoryStore on 60 random cases x 80 rounds (spec 5)", async () => {
+      const report = await runParity({ oracle: new MemoryStore(), subject: store, seed: 0x5eed });
+      console.log(`parity (${adapter.name}): ${report.rounds} rounds, ${report.compared} fields compared`);
+      expect(report.mismatches.slice(0, 10)).toEqual([]);
+      expect(report.rounds).toBe(60 * 80);
+    });
+
+    it("uses Redis TIME when the round gives no time (within 5 s of local time, n = 1)", async () => {
+      const reply = await store.round({
+        releases: [],
+        rates: [rate("rl2:{time:case}:0000000000000001", { hits: 1 })],
+        concurrency: [],
+        heartbeat: { key: "rl2:{time-case}:pods", pod: "a", windowMs: 3000, leave: false },
+      });
+      expect(Math.abs(reply.heartbeat!.now - Date.now())).toBeLessThan(5000);
+      expect(Math.abs(reply.rates[0]!.now - Date.now())).toBeLessThan(5000);
+      expect(reply.heartbeat!.replicas).toBe(1);
+      expect(reply.rates[0]!.windows[0]!.cur).toBe(1);
+    });
+
+    it("survives SCRIPT FLUSH: reloads and keeps the state", async () => {
+      const key = "rl2:{flush:case}:0000000000000001";
+      await store.round({ now: T0, releases: [], rates: [rate(key, { hits: 3 })], concurrency: [] });
+      expect(await rawCommand(server.port, ["SCRIPT", "FLUSH"])).toMatch(/^\+OK/);
+      const after = await store.round({
+        now: T0 + 1,
+        releases: [],
+        rates: [rate(key, { hits: 2 })],
+        concurrency: [],
+        heartbeat: { key: "rl2:{flush}:pods", pod: "a", windowMs: 3000, leave: false },
+      });
+      expect(after.rates[0]!.windows[0]!.cur).toBe(5);
+      expect(after.heartbeat!.replicas).toBe(1);
+    });
+
+    it("drops a lease expiring exactly now, like MemoryStore", async () => {
+      const key = "rl2:{expiry:case}:0000000000000001";
+      const memory = new MemoryStore();
+      for (const s of [store, memory]) {
+        const b = await s.round({
+          now: T0,
+          releases: [],
+          rates: [rate(key, { pod: "b", want: 1000, leaseTtlMs: 1000 })],
+          concurrency: [],
+        });
+        expect(b.rates[0]!.granted).toBe(50);
+        const before = await s.round({ now: T0 + 999, releases: [], rates: [rate(key)], concurrency: [] });
+        expect([before.rates[0]!.others, before.rates[0]!.avail]).toEqual([50, 50]);
+        const at = await s.round({ now: T0 + 1000, releases: [], rates: [rate(key)], concurrency: [] });
+        expect([at.rates[0]!.others, at.rates[0]!.avail]).toEqual([0, 100]);
+      }
+      expect(await rawCommand(server.port, ["HEXISTS", key, "L:b"])).toBe(":0\r\n");
+    });
+
+    it("writes the layout of spec 3.4: windows, leases, TTLs, registry", async () => {
+      const key = "rl2:{layout:case}:0000000000000001";
+      const cc = "cc2:{layout:case}:3";
+      const pods = "rl2:{layout}:pods";
+      const windows: WindowSpec[] = [
+        { limit: 10, windowMs: 1000, burst: 10 },
+        { limit: 100, windowMs: 60_000, burst: 100 },
+      ];
+      await store.round({
+        now: T0 + 0.25,
+        releases: [],
+        rates: [rate(key, { alg: 1, windows, hits: 4, want: 2 })],
+        concurrency: [
+          {
+            key: cc,
+            pod: "a",
+            active: 2,
+            unused: 0,
+            want: 0,
+            need: 0,
+            max: 3,
+            allowance: 1,
+            replicas: 1,
+            leaseTtlMs: 5000,
+          },
+        ],
+        heartbeat: { key: pods, pod: "a", windowMs: 3000, leave: false },
+      });
+      const hash = parseHash(await rawCommand(server.port, ["HGETALL", key]));
+      expect(hash.get("w1")).toBe(`${(T0 + 0.25 - 0.25) / 1000}:4:0:0`);
+      expect(hash.get("w2")).toBe(`${Math.floor(T0 / 60_000)}:4:0:0`);
+      expect(hash.get("L:a")).toBe(`2:${T0 + 3000.25}`);
+      const pttl = Number((await rawCommand(server.port, ["PTTL", key])).slice(1));
+      expect(pttl).toBeGreaterThan(2 * 60_000 + 3000 + 1000 - 5000);
+      expect(pttl).toBeLessThanOrEqual(2 * 60_000 + 3000 + 1000);
+      expect(parseHash(await rawCommand(server.port, ["HGETALL", cc])).get("a")).toBe(`2:${T0 + 5000.25}`);
+      const ccTtl = Number((await rawCommand(server.port, ["PTTL", cc])).slice(1));
+      expect(ccTtl).toBeGreaterThan(5000);
+      expect(ccTtl).toBeLessThanOrEqual(10_000);
+      expect(await rawCommand(server.port, ["ZSCORE", pods, "a"])).toContain(`${T0 + 0.25}`);
+      const zTtl = Number((await rawCommand(server.port, ["PTTL", pods])).slice(1));
+      expect(zTtl).toBeGreaterThan(25_000);
+      expect(zTtl).toBeLessThanOrEqual(30_000);
+    });
+
+    it("keeps hostile subjects apart, bounded, and like MemoryStore", async () => {
+      const memory = new MemoryStore();
+      const hash = configHash(0, MINUTE);
+      const keys = HOSTILE_SUBJECTS.map((s) => rateKey("svc{x}\n", s, hash));
+      expect(new Set(keys).size).toBe(keys.length);
+      for (const k of keys) expect(Buffer.byteLength(k)).toBeLessThanOrEqual(400);
+      const request = (i: number) => ({
+        now: T0,
+        releases: [],
+        rates: [rate(keys[i]!, { hits: i + 1 })],
+        concurrency: [
+          {
+            key: concurrencyKey("svc{x}\n", HOSTILE_SUBJECTS[i]!, 4),
+            pod: "a",
+            active: 1,
+            unused: 0,
+            want: 0,
+            need: 0,
+            max: 4,
+            allowance: 1,
+            replicas: 1,
+            leaseTtlMs: 5000,
+          },
+        ],
+        heartbeat: { key: registryKey("svc{x}\n"), pod: "a", windowMs: 3000, leave: false },
+      });
+      for (let i = 0; i < keys.length; i++) {
+        const got = await store.round(request(i));
+        const want = await memory.round(request(i));
+        expect(got.rates[0]!.windows[0]!.cur).toBe(i + 1);
+        expect(got).toEqual(want);
+      }
+      // one subject's keys share a slot: the rate and concurrency scripts of a subject meet one node
+      for (const s of HOSTILE_SUBJECTS) {
+        expect(keySlot(rateKey("svc", s, hash))).toBe(keySlot(concurrencyKey("svc", s, 4)));
+      }
+    });
+
+    // Digests hash UTF-16 code units: in UTF-8 every lone surrogate would become U+FFFD and collide.
+    it("keeps subjects that differ only in lone surrogates apart", () => {
+      const hash = configHash(0, MINUTE);
+      expect(rateKey("svc", "\ud800", hash)).not.toBe(rateKey("svc", "\udc00", hash));
+    });
+
+    it("fails the round with a named error when a command fails (a key of the wrong type)", async () => {
+      const key = "rl2:{wrongtype:case}:0000000000000001";
+      await rawCommand(server.port, ["SET", key, "not a hash"]);
+      const err = await store
+        .round({ now: T0, releases: [], rates: [rate(key)], concurrency: [] })
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(RedisCommandError);
+      expect(String((err as Error).message)).toMatch(/WRONGTYPE/);
+    });
+  });
+
+  describe(`RedisStore over ${adapter.name}: 3-master cluster`, () => {
+    let cluster: RedisClusterHandle;
+    let handle: ExecHandle;
+
+    beforeAll(async () => {
+      cluster = await startCluster();
+      handle = await adapter.cluster(cluster.seeds);
+    });
+    afterAll(async () => {
+      await handle?.close();
+      await cluster?.stop();
+    });
+
+    it("replies exactly like MemoryStore with keys spread over the slots of every node", async () => {
+      const report = await runParity({
+        oracle: new MemoryStore(),
+        subject: new RedisStore(handle.exec),
+        seed: 0xc1a5,
+        cases: 30,
+        steps: 40,
+      });
+      expect(report.mismatches.slice(0, 10)).toEqual([]);
+      expect(report.rounds).toBe(30 * 40);
+      const used = await Promise.all(
+        cluster.nodes.map(async (n) => {
+          const info = await rawCommand(n.port, ["INFO", "commandstats"]);
+          return Number(/cmdstat_evalsha:calls=(\d+)/.exec(info)?.[1] ?? 0);
+        }),
+      );
+      for (const calls of used) expect(calls).toBeGreaterThan(0);
+    });
+
+    it("runs a round of hostile subjects on every node without CROSSSLOT, and survives a flush of one node", async () => {
+      const store = new RedisStore(handle.exec);
+      const memory = new MemoryStore();
+      const hash = configHash(0, MINUTE);
+      const rates = HOSTILE_SUBJECTS.map((s, i) => rate(rateKey("svc", s, hash), { hits: i + 1 }));
+      const request = (now: number) => ({
+        now,
+        releases: HOSTILE_SUBJECTS.map((s) => ({ key: concurrencyKey("svc", s, 2), pod: "gone" })),
+        rates: rates.map((r) => ({ ...r })),
+        concurrency: [],
+        heartbeat: { key: registryKey("svc"), pod: "a", windowMs: 3000, leave: false },
+      });
+      expect(await store.round(request(T0))).toEqual(await memory.round(request(T0)));
+      await rawCommand(cluster.nodes[1]!.port, ["SCRIPT", "FLUSH"]);
+      // only the commands of the flushed node are retried: nothing is applied twice
+      expect(await store.round(request(T0 + 1))).toEqual(await memory.round(request(T0 + 1)));
+    });
+
+    it("holds 50 rps per subject with 4 replicas, subjects spread over the slots of every node", async () => {
+      // a third of the slots per master: pick subjects until every master serves one
+      const third = (s: string) => Math.floor(keySlot(rateKey("cl", s, "0")) / (16384 / 3));
+      const subjects = ["bravo{x}", "charlie\nline"];
+      for (let i = 0; i < 100 && new Set(subjects.map(third)).size < 3; i++) {
+        const s = `subject-${i}`;
+        if (!subjects.map(third).includes(third(s))) subjects.push(s);
+      }
+      const slots = subjects.map((s) => keySlot(rateKey("cl", s, "0")));
+      const owners = new Set(subjects.map(third));
+      expect(owners.size).toBe(3);
+      const connections = await Promise.all([0, 1, 2, 3].map(() => adapter.cluster(cluster.seeds)));
+      const limiters = connections.map(
+        (c, i) => new Limiter({ service: "cl", podId: `pod-${i}` }, new RedisStore(c.exec)),
+      );
+      try {
+        await Promise.all(limiters.map((l) => l.start()));
+        await new Promise((r) => setTimeout(r, 1100));
+        for (const l of limiters) {
+          for (const s of subjects) {
+            l.setPolicy(s, {
+              algorithm: "fixed_window",
+              requestsPerSecond: 50,
+              localAllowance: 0.8,
+              cacheTtlMs: 500,
+            });
+          }
+        }
+        expect(limiters.map((l) => l.replicas())).toEqual([4, 4, 4, 4]);
+        await new Promise((r) => setTimeout(r, (950 - (Date.now() % 1000) + 1000) % 1000));
+        const counts = new Map<string, number>();
+        const end = Date.now() + 3000;
+        let turn = 0;
+        await Promise.all(
+          Array.from({ length: 16 }, async () => {
+            for (let i = 0; i < 1000 && Date.now() < end; i++) {
+              const n = turn++;
+              const subject = subjects[n % subjects.length]!;
+              const d = await limiters[Math.floor(n / subjects.length) % 4]!.check(subject);
+              const cell = `${subject}@${Math.floor(Date.now() / 1000)}`;
+              if (d.kind === "allow") counts.set(cell, (counts.get(cell) ?? 0) + 1);
+              await new Promise((r) => setTimeout(r, 16));
+            }
+          }),
+        );
+        const perSubject = subjects.map((s) =>
+          [...counts.entries()]
+            .filter(([k]) => k.startsWith(`${s}@`))
+            .sort()
+            .map(([, v]) => v),
+        );
+        console.log(
+          `cluster (${adapter.name}), slots ${slots.join(",")} on ${owners.size} nodes: admitted per second ${JSON.stringify(perSubject)}`,
+        );
+        for (const seconds of perSubject) {
+          for (const admitted of seconds) expect(admitted).toBeLessThanOrEqual(52);
+          // the first full second after the cold start may fall a few short (45-46 seen on ioredis);
+          // from the next one on, the spec's bound holds
+          for (const admitted of seconds.slice(2, -1)) expect(admitted).toBeGreaterThanOrEqual(48);
+        }
+      } finally {
+        await Promise.all(limiters.map((l) => l.shutdown()));
+        await Promise.all(connections.map((c) => c.close()));
+      }
+    });
+  });
+}
