@@ -24,7 +24,14 @@ let worst = 0;
 passes.forEach((list, i) => {
   const report = `.vitest-report-${i}.json`;
   rmSync(report, { force: true });
-  const args = ["vitest", "run", "--passWithNoTests", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`];
+  const args = [
+    "vitest",
+    "run",
+    "--passWithNoTests",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${report}`,
+  ];
   for (const p of list) args.push("--project", p);
   const res = spawnSync("npx", [...args, ...extra], { stdio: "inherit" });
   const code = res.status ?? 1;
