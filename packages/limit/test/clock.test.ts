@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MANUAL_CLOCK_START_MS, ManualClock, NEVER, SystemClock, sleep } from "../src/index.js";
+import { CoarseClock, MANUAL_CLOCK_START_MS, ManualClock, NEVER, SystemClock, sleep } from "../src/index.js";
 
 describe("ManualClock", () => {
   it("starts at the manual epoch with equal readings", () => {
@@ -81,5 +81,38 @@ describe("sleep", () => {
     const t0 = performance.now();
     await sleep(c, 15);
     expect(performance.now() - t0).toBeGreaterThanOrEqual(14);
+  });
+});
+
+describe("CoarseClock", () => {
+  it("reads its base once per event-loop turn", async () => {
+    const base = new ManualClock(1000);
+    let reads = 0;
+    const counting = {
+      monoMs: () => {
+        reads++;
+        return base.monoMs();
+      },
+      unixMs: () => base.unixMs(),
+      setTimer: base.setTimer.bind(base),
+    };
+    const c = new CoarseClock(counting);
+    expect(c.monoMs()).toBe(1000);
+    base.advance(5);
+    expect(c.monoMs()).toBe(1000); // same turn: cached
+    expect(c.unixMs()).toBe(1000);
+    await Promise.resolve(); // a microtask is still the same turn
+    expect(c.monoMs()).toBe(1000);
+    expect(reads).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    expect(c.monoMs()).toBe(1005); // next turn: fresh
+    expect(reads).toBe(2);
+  });
+
+  it("tracks real time across turns", async () => {
+    const c = new CoarseClock();
+    const a = c.monoMs();
+    await new Promise((r) => setTimeout(r, 15));
+    expect(c.monoMs() - a).toBeGreaterThanOrEqual(14);
   });
 });

@@ -1,5 +1,5 @@
 import type { Clock, Timer } from "../clock/clock.js";
-import { systemClock } from "../clock/system-clock.js";
+import { CoarseClock } from "../clock/coarse-clock.js";
 import { free, resetMs, retryAfterMs, usage } from "../store/algorithm.js";
 import { StoreReplyError } from "../store/errors.js";
 import { MemoryStore } from "../store/memory-store.js";
@@ -114,6 +114,9 @@ class HeldSlot implements Slot {
   }
 }
 
+// Shared by every Limiter built without a clock: one cached reading per event-loop turn for all.
+const defaultClock: Clock = new CoarseClock();
+
 /**
  * A cluster-wide rate and concurrency limiter (specs/limiter-protocol.md): each replica admits from
  * credit the store granted it, with no I/O per request; a background loop pushes admits and asks for
@@ -153,7 +156,11 @@ export class Limiter {
   /** The last store error (diagnostics). */
   lastStoreError: unknown;
 
-  constructor(options: LimiterOptions = {}, store?: Store, clock: Clock = systemClock) {
+  /**
+   * `clock` defaults to a CoarseClock over the system clock: one clock read per event-loop turn, so
+   * admission from credit reads a cached time.
+   */
+  constructor(options: LimiterOptions = {}, store?: Store, clock: Clock = defaultClock) {
     this.options = resolveOptions(options);
     this.podId = this.options.podId;
     this.service = this.options.service;
