@@ -1,0 +1,217 @@
+import type { RedisExec } from "@resil/limit";
+import { IoRedisExec } from "@resil/store-ioredis";
+import type { RedisServer } from "@resil/testkit";
+import type { Redis } from "ioredis";
+import { RateLimiterRedis } from "rate-limiter-flexible";
+import { median, statsRow, unavailableRow } from "../harness.js";
+import { HUGE_LIMIT, makeKeys } from "../keys.js";
+import { commandsProcessed, connect, disconnect, privateRedis } from "../redis.js";
+import { redisLimiter } from "../resil-setup.js";
+import type { BenchCase, Row, RunOptions } from "../types.js";
+
+const KEYS = 100;
+/** 1x: 1 000 requests per second over the 100 keys (10 per key). */
+const BASE_RATE = 1_000;
+const LEVELS = [1, 10, 100] as const;
+// Requests in flight above this are not offered (a peer that cannot keep up is not queued without end).
+const MAX_IN_FLIGHT = 1_000;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+interface Counter {
+  /** Commands sent (every command of a pipeline counts). */
+  sent: number;
+  /** Round trips: pipelines, or single commands. */
+  trips: number;
+}
+
+/**
+ * Counts every command the client sends (pipelines included: ioredis sends each through sendCommand);
+ * with `perCommandTrips`, each command is also its own round trip (a peer that does not pipeline).
+ */
+function countCommands(client: Redis, perCommandTrips: boolean): Counter {
+  const counter = { sent: 0, trips: 0 };
+  const original = client.sendCommand.bind(client);
+  client.sendCommand = ((...args: Parameters<Redis["sendCommand"]>) => {
+    counter.sent++;
+    if (perCommandTrips) counter.trips++;
+    return original(...args);
+  }) as Redis["sendCommand"];
+  return counter;
+}
+
+/** The RedisExec resil's store runs on, counting each pipeline as one round trip. */
+function countedExec(exec: RedisExec, counter: Counter): RedisExec {
+  return {
+    pipeline(commands) {
+      counter.trips++;
+      return exec.pipeline(commands);
+    },
+  };
+}
+
+type Decide = (key: string) => Promise<unknown> | undefined;
+
+interface Window {
+  clientCmds: number;
+  trips: number;
+  serverCmds: number;
+  done: number;
+  offered: number;
+  seconds: number;
+}
+
+/** Offers `rate` requests per second, paced every millisecond, for `ms`; async decisions run concurrently. */
+async function drive(rate: number, ms: number, keys: readonly string[], decide: Decide) {
+  let issued = 0;
+  let done = 0;
+  let inFlight = 0;
+  let next = 0;
+  const start = performance.now();
+  for (let now = start; now - start < ms; now = performance.now()) {
+    const due = Math.floor((rate * (now - start)) / 1000);
+    for (; issued < due; issued++) {
+      if (inFlight >= MAX_IN_FLIGHT) continue;
+      const k = keys[next]!;
+      next = next + 1 === keys.length ? 0 : next + 1;
+      const pending = decide(k);
+      if (pending === undefined) {
+        done++;
+        continue;
+      }
+      inFlight++;
+      pending.then(
+        () => {
+          inFlight--;
+          done++;
+        },
+        () => {
+          inFlight--;
+          done++;
+        },
+      );
+    }
+    await sleep(1);
+  }
+  while (inFlight > 0) await sleep(1);
+  return { offered: issued, done };
+}
+
+async function level(
+  rate: number,
+  opts: RunOptions,
+  keys: readonly string[],
+  decide: Decide,
+  counter: Counter,
+  admin: Redis,
+): Promise<Window[]> {
+  const windowMs = opts.smoke ? 200 : 1_000;
+  await drive(rate, opts.smoke ? 200 : 1_000, keys, decide); // warm-up at this rate
+  const windows: Window[] = [];
+  for (let i = 0; i < 3; i++) {
+    const c0 = counter.sent;
+    const r0 = counter.trips;
+    const s0 = await commandsProcessed(admin);
+    const t0 = performance.now();
+    const { offered, done } = await drive(rate, windowMs, keys, decide);
+    const seconds = (performance.now() - t0) / 1000;
+    const s1 = await commandsProcessed(admin);
+    // The INFO that read s0 is counted in the delta: take it out.
+    windows.push({
+      clientCmds: counter.sent - c0,
+      trips: counter.trips - r0,
+      serverCmds: s1 - s0 - 1,
+      done,
+      offered,
+      seconds,
+    });
+  }
+  return windows;
+}
+
+function levelRow(id: string, label: string, ws: readonly Window[], rate: number): Row {
+  const perSec = ws.map((w) => w.clientCmds / w.seconds);
+  const server = median(ws.map((w) => w.serverCmds / w.seconds));
+  const achieved = median(ws.map((w) => w.done / w.seconds));
+  const trips = median(ws.map((w) => w.trips / w.seconds));
+  const fmt = (x: number) => Math.round(x).toLocaleString("en-US");
+  const note = `${fmt(trips)} round trips/s; ${fmt(achieved)} req/s done of ${fmt(rate)} offered; server ran ${fmt(server)} cmds/s incl. commands inside scripts`;
+  return statsRow(id, label, "cmds/s", perSec, note);
+}
+
+async function runLevels(
+  prefix: string,
+  label: string,
+  opts: RunOptions,
+  keys: readonly string[],
+  decide: Decide,
+  counter: Counter,
+  admin: Redis,
+): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const x of LEVELS) {
+    const rate = BASE_RATE * x;
+    rows.push(
+      levelRow(
+        `${prefix}-${x}x`,
+        `${label}, ${x}x`,
+        await level(rate, opts, keys, decide, counter, admin),
+        rate,
+      ),
+    );
+  }
+  return rows;
+}
+
+function unavailable(prefix: string, label: string, why: string): Row[] {
+  return LEVELS.map((x) => unavailableRow(`${prefix}-${x}x`, `${label}, ${x}x`, "cmds/s", why));
+}
+
+const RESIL = "resil Limiter (RedisStore via IoRedisExec)";
+const RLF = "RateLimiterRedis, 1 window";
+
+export const redisCommands: BenchCase = {
+  name: "redis-commands",
+  title: "Redis commands per second per replica",
+  description: `commands one replica sends to Redis at 1x, 10x and 100x of ${BASE_RATE.toLocaleString("en-US")} req/s over ${KEYS} keys (limits never reached)`,
+  async run(opts) {
+    const server: RedisServer | string = await privateRedis();
+    if (typeof server === "string")
+      return [...unavailable("resil", RESIL, server), ...unavailable("rlf-redis", RLF, server)];
+    const keys = makeKeys(KEYS);
+    const admin = await connect(server);
+    const clients: Redis[] = [];
+    try {
+      const rows: Row[] = [];
+      // resil: one client of its own, so only its commands are counted.
+      const resilClient = await connect(server);
+      clients.push(resilClient);
+      const resilCounter = countCommands(resilClient, false);
+      const resil = await redisLimiter(keys, countedExec(new IoRedisExec(resilClient), resilCounter));
+      const l = resil.limiter;
+      const decide: Decide = (k) => (l.tryCheck(k) === undefined ? l.check(k) : undefined);
+      try {
+        rows.push(...(await runLevels("resil", RESIL, opts, keys, decide, resilCounter, admin)));
+      } finally {
+        await resil.close();
+      }
+      const client = await connect(server);
+      clients.push(client);
+      const counter = countCommands(client, true);
+      const rlf = new RateLimiterRedis({
+        storeClient: client,
+        keyPrefix: "rlfc",
+        points: HUGE_LIMIT,
+        duration: 1,
+      });
+      rows.push(...(await runLevels("rlf-redis", RLF, opts, keys, (k) => rlf.consume(k), counter, admin)));
+      return rows;
+    } finally {
+      for (const c of clients) await disconnect(c);
+      await disconnect(admin);
+      await server.stop();
+    }
+  },
+};

@@ -1,0 +1,14 @@
+import type { BenchCase } from "./types.js";
+
+/** Every case, in run order; each is imported only inside its own process. */
+export const CASES: ReadonlyArray<{ name: string; load: () => Promise<BenchCase> }> = [
+  { name: "hot-1", load: async () => (await import("./cases/hot-1.js")).hot1 },
+  { name: "hot-16", load: async () => (await import("./cases/hot-16.js")).hot16 },
+  { name: "keys-10k", load: async () => (await import("./cases/keys-10k.js")).keys10k },
+  { name: "meters", load: async () => (await import("./cases/meters.js")).meters },
+  { name: "breakers", load: async () => (await import("./cases/breakers.js")).breakers },
+  { name: "memory", load: async () => (await import("./cases/memory.js")).memory },
+  { name: "redis-commands", load: async () => (await import("./cases/redis-commands.js")).redisCommands },
+];
+
+export const CASE_NAMES: readonly string[] = CASES.map((c) => c.name);

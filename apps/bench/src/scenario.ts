@@ -1,0 +1,65 @@
+import type { RedisServer } from "@resil/testkit";
+import type { Redis } from "ioredis";
+import { RateLimiterRedis } from "rate-limiter-flexible";
+import { floorCallers, floorClockCallers, floorClockOneCaller, floorOneCaller } from "./floor.js";
+import { measure, measureOptions, type Unavailable, type Variant } from "./harness.js";
+import { HUGE_LIMIT, makeKeys } from "./keys.js";
+import { CachedCounter } from "./peers/cached-counter.js";
+import { rlfOneWindow } from "./peers/rlf-windows.js";
+import { connect, disconnect, privateRedis } from "./redis.js";
+import { memoryLimiter, type ResilHandle } from "./resil-setup.js";
+import type { Row, RunOptions } from "./types.js";
+import * as v from "./variants.js";
+
+/**
+ * The hot-path scenarios (spec section 6 "Benchmark"): the same key walk, the same three windows, for
+ * the floor, resil and every peer, one caller or 16 concurrent async callers.
+ */
+export async function hotPath(opts: RunOptions, keyCount: number, callers: "one" | "many"): Promise<Row[]> {
+  const keys = makeKeys(keyCount);
+  const one = callers === "one";
+  let resil: ResilHandle | undefined;
+  let server: RedisServer | string = "not started";
+  let client: Redis | undefined;
+  try {
+    resil = await memoryLimiter(keys);
+    server = await privateRedis();
+    if (typeof server !== "string") client = await connect(server);
+    const undecided: v.UndecidedCounter = { undecided: 0, total: 0 };
+    const list: Array<Variant | Unavailable> = [
+      one ? floorOneCaller(keys) : floorCallers(keys),
+      one ? floorClockOneCaller(keys) : floorClockCallers(keys),
+    ];
+    const l = resil.limiter;
+    list.push(one ? v.resilTryCheckOne(l, keys, undecided) : v.resilTryCheckCallers(l, keys, undecided));
+    list.push(one ? v.resilCheckOne(l, keys) : v.resilCheckCallers(l, keys));
+    list.push(one ? v.limiterOne(keys) : v.limiterCallers(keys));
+    list.push(one ? v.rlfOne(keys) : v.rlfCallers(keys));
+    const rlf1 = rlfOneWindow();
+    list.push(one ? v.rlf1One(rlf1, keys) : v.rlf1Callers(rlf1, keys));
+    if (client === undefined) {
+      const why = typeof server === "string" ? server : "no Redis connection";
+      list.push({ id: "cached-counter", label: v.LABELS.cached, unavailable: why });
+      list.push({ id: "rlf-redis", label: v.LABELS.rlfRedis, unavailable: why });
+    } else {
+      const cc = new CachedCounter(client);
+      list.push(one ? v.cachedOne(cc, keys) : v.cachedCallers(cc, keys));
+      const rlfRedis = new RateLimiterRedis({
+        storeClient: client,
+        keyPrefix: "rlfb",
+        points: HUGE_LIMIT,
+        duration: 1,
+      });
+      list.push(one ? v.rlfRedisOne(rlfRedis, keys) : v.rlfRedisCallers(rlfRedis, keys));
+    }
+    const rows = await measure(list, measureOptions(opts));
+    const note = v.undecidedNote(undecided);
+    const tc = rows.find((r) => r.id === "resil-trycheck");
+    if (note && tc?.available) tc.note = tc.note ? `${tc.note}; ${note}` : note;
+    return rows;
+  } finally {
+    await resil?.close();
+    if (client) await disconnect(client);
+    if (typeof server !== "string") await server.stop();
+  }
+}

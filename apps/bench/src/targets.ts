@@ -1,0 +1,72 @@
+import type { CaseResult, Row, Target } from "./types.js";
+
+function row(cases: readonly CaseResult[], caseName: string, id: string): Row | undefined {
+  const r = cases.find((c) => c.case === caseName)?.rows.find((x) => x.id === id);
+  return r?.available && r.median !== null && Number.isFinite(r.median) ? r : undefined;
+}
+
+function ratio(
+  cases: readonly CaseResult[],
+  name: string,
+  goal: string,
+  num: [string, string],
+  den: [string, string],
+  met: (r: number) => boolean,
+): Target {
+  const a = row(cases, ...num);
+  const b = row(cases, ...den);
+  const value = a && b && b.median! > 0 ? a.median! / b.median! : null;
+  return {
+    name,
+    goal,
+    ratio: value,
+    met: value === null ? null : met(value),
+    from: `${num[0]}/${num[1]} over ${den[0]}/${den[1]}`,
+  };
+}
+
+/** The issue's targets as ratios from one run; reported, never asserted. */
+export function computeTargets(cases: readonly CaseResult[]): Target[] {
+  return [
+    ratio(
+      cases,
+      "resil tryCheck on a credited key vs the floor (1 caller, hot key)",
+      "<= 2x",
+      ["hot-1", "resil-trycheck"],
+      ["hot-1", "floor"],
+      (r) => r <= 2,
+    ),
+    ratio(
+      cases,
+      "RateLimiterMemory (3 windows) vs resil tryCheck, 10 000 keys",
+      ">= 5x",
+      ["keys-10k", "rlf-memory"],
+      ["keys-10k", "resil-trycheck"],
+      (r) => r >= 5,
+    ),
+    ratio(
+      cases,
+      "per-request throughput: resil tryCheck vs RateLimiterRedis, 1 caller",
+      ">= 500x",
+      ["hot-1", "rlf-redis"],
+      ["hot-1", "resil-trycheck"],
+      (r) => r >= 500,
+    ),
+    ratio(
+      cases,
+      "resil Redis commands/s per replica, 100x vs 1x request rate",
+      "flat (<= 1.5x)",
+      ["redis-commands", "resil-100x"],
+      ["redis-commands", "resil-1x"],
+      (r) => r <= 1.5,
+    ),
+    ratio(
+      cases,
+      "limiter tryRemoveTokens vs resil RateLimiter.tryAcquire (full bucket)",
+      ">= 2x",
+      ["meters", "limiter-full"],
+      ["meters", "resil-full"],
+      (r) => r >= 2,
+    ),
+  ];
+}

@@ -1,0 +1,273 @@
+import type { Limiter } from "@resil/limit";
+import type { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
+import type { Variant } from "./harness.js";
+import { CALLERS, KeyWalk, splitCallers, walks } from "./keys.js";
+import type { CachedCounter } from "./peers/cached-counter.js";
+import { limiterPerKey } from "./peers/limiter-windows.js";
+import { RlfWindows } from "./peers/rlf-windows.js";
+
+// Every loop below is written out per implementation on purpose: a shared loop calling a closure
+// would turn its call site megamorphic and slow every variant (the floor included) alike.
+
+export const LABELS = {
+  trycheck: "resil Limiter.tryCheck (sync; check() when undecided)",
+  check: "resil Limiter.check (await)",
+  limiter: "limiter RateLimiter x 3 windows (per replica)",
+  rlf: "RateLimiterMemory x 3 windows (per replica)",
+  rlf1: "RateLimiterMemory, 1 window (per replica)",
+  cached: "cached counter: limiter + Redis count every 200 ms, allowance 0.8",
+  rlfRedis: "RateLimiterRedis, 1 window (cluster-wide, 1 round trip)",
+} as const;
+
+/** Counts decisions tryCheck could not make alone, so the row can say how often check() ran. */
+export interface UndecidedCounter {
+  undecided: number;
+  total: number;
+}
+
+export function undecidedNote(c: UndecidedCounter): string | undefined {
+  if (c.total === 0) return undefined;
+  if (c.undecided === 0) return "tryCheck decided every call";
+  const pct = (100 * c.undecided) / c.total;
+  return `tryCheck undecided on ${pct < 0.01 ? "< 0.01" : pct.toFixed(2)}% of calls (${c.undecided})`;
+}
+
+// ---- one caller -------------------------------------------------------------------------------
+
+export function resilTryCheckOne(limiter: Limiter, keys: readonly string[], c: UndecidedCounter): Variant {
+  const walk = new KeyWalk(keys);
+  return {
+    id: "resil-trycheck",
+    label: LABELS.trycheck,
+    async chunk(n) {
+      let ok = 0;
+      for (let i = 0; i < n; i++) {
+        const k = walk.next();
+        let d = limiter.tryCheck(k);
+        if (d === undefined) {
+          c.undecided++;
+          d = await limiter.check(k);
+        }
+        if (d.kind !== "deny") ok++;
+      }
+      c.total += n;
+      return ok;
+    },
+  };
+}
+
+export function resilCheckOne(limiter: Limiter, keys: readonly string[]): Variant {
+  const walk = new KeyWalk(keys);
+  return {
+    id: "resil-check",
+    label: LABELS.check,
+    async chunk(n) {
+      let ok = 0;
+      for (let i = 0; i < n; i++) if ((await limiter.check(walk.next())).kind !== "deny") ok++;
+      return ok;
+    },
+  };
+}
+
+export function limiterOne(keys: readonly string[]): Variant {
+  const map = limiterPerKey(keys);
+  const walk = new KeyWalk(keys);
+  return {
+    id: "limiter",
+    label: LABELS.limiter,
+    chunk(n) {
+      let ok = 0;
+      for (let i = 0; i < n; i++) if (map.get(walk.next())?.tryRemove()) ok++;
+      return ok;
+    },
+  };
+}
+
+export function rlfOne(keys: readonly string[]): Variant {
+  const rlf = new RlfWindows();
+  const walk = new KeyWalk(keys);
+  return {
+    id: "rlf-memory",
+    label: LABELS.rlf,
+    async chunk(n) {
+      let ok = 0;
+      for (let i = 0; i < n; i++) {
+        await rlf.consume(walk.next());
+        ok++;
+      }
+      return ok;
+    },
+  };
+}
+
+export function rlf1One(rlf: RateLimiterMemory, keys: readonly string[]): Variant {
+  const walk = new KeyWalk(keys);
+  return {
+    id: "rlf-memory-1w",
+    label: LABELS.rlf1,
+    async chunk(n) {
+      let ok = 0;
+      for (let i = 0; i < n; i++) {
+        await rlf.consume(walk.next());
+        ok++;
+      }
+      return ok;
+    },
+  };
+}
+
+export function cachedOne(cc: CachedCounter, keys: readonly string[]): Variant {
+  const walk = new KeyWalk(keys);
+  return {
+    id: "cached-counter",
+    label: LABELS.cached,
+    chunk(n) {
+      let ok = 0;
+      for (let i = 0; i < n; i++) if (cc.admit(walk.next())) ok++;
+      return ok;
+    },
+  };
+}
+
+export function rlfRedisOne(rlf: RateLimiterRedis, keys: readonly string[]): Variant {
+  const walk = new KeyWalk(keys);
+  return {
+    id: "rlf-redis",
+    label: LABELS.rlfRedis,
+    async chunk(n) {
+      let ok = 0;
+      for (let i = 0; i < n; i++) {
+        await rlf.consume(walk.next());
+        ok++;
+      }
+      return ok;
+    },
+  };
+}
+
+// ---- 16 concurrent async callers ------------------------------------------------------------------
+// Synchronous deciders yield every 64 decisions (as the spec's tasks do); async ones await each call.
+
+export function resilTryCheckCallers(
+  limiter: Limiter,
+  keys: readonly string[],
+  c: UndecidedCounter,
+): Variant {
+  const cursors = walks(keys, CALLERS);
+  return {
+    id: "resil-trycheck",
+    label: LABELS.trycheck,
+    chunk: (n) =>
+      splitCallers(n, CALLERS, async (t, ops) => {
+        const walk = cursors[t]!;
+        let ok = 0;
+        for (let i = 0; i < ops; i++) {
+          const k = walk.next();
+          let d = limiter.tryCheck(k);
+          if (d === undefined) {
+            c.undecided++;
+            d = await limiter.check(k);
+          }
+          if (d.kind !== "deny") ok++;
+          if ((i & 63) === 63) await null;
+        }
+        c.total += ops;
+        return ok;
+      }),
+  };
+}
+
+export function resilCheckCallers(limiter: Limiter, keys: readonly string[]): Variant {
+  const cursors = walks(keys, CALLERS);
+  return {
+    id: "resil-check",
+    label: LABELS.check,
+    chunk: (n) =>
+      splitCallers(n, CALLERS, async (t, ops) => {
+        const walk = cursors[t]!;
+        let ok = 0;
+        for (let i = 0; i < ops; i++) if ((await limiter.check(walk.next())).kind !== "deny") ok++;
+        return ok;
+      }),
+  };
+}
+
+export function limiterCallers(keys: readonly string[]): Variant {
+  const map = limiterPerKey(keys);
+  const cursors = walks(keys, CALLERS);
+  return {
+    id: "limiter",
+    label: LABELS.limiter,
+    chunk: (n) =>
+      splitCallers(n, CALLERS, async (t, ops) => {
+        const walk = cursors[t]!;
+        let ok = 0;
+        for (let i = 0; i < ops; i++) {
+          if (map.get(walk.next())?.tryRemove()) ok++;
+          if ((i & 63) === 63) await null;
+        }
+        return ok;
+      }),
+  };
+}
+
+export function rlfCallers(keys: readonly string[]): Variant {
+  const rlf = new RlfWindows();
+  const cursors = walks(keys, CALLERS);
+  return {
+    id: "rlf-memory",
+    label: LABELS.rlf,
+    chunk: (n) =>
+      splitCallers(n, CALLERS, async (t, ops) => {
+        const walk = cursors[t]!;
+        for (let i = 0; i < ops; i++) await rlf.consume(walk.next());
+        return ops;
+      }),
+  };
+}
+
+export function rlf1Callers(rlf: RateLimiterMemory, keys: readonly string[]): Variant {
+  const cursors = walks(keys, CALLERS);
+  return {
+    id: "rlf-memory-1w",
+    label: LABELS.rlf1,
+    chunk: (n) =>
+      splitCallers(n, CALLERS, async (t, ops) => {
+        const walk = cursors[t]!;
+        for (let i = 0; i < ops; i++) await rlf.consume(walk.next());
+        return ops;
+      }),
+  };
+}
+
+export function cachedCallers(cc: CachedCounter, keys: readonly string[]): Variant {
+  const cursors = walks(keys, CALLERS);
+  return {
+    id: "cached-counter",
+    label: LABELS.cached,
+    chunk: (n) =>
+      splitCallers(n, CALLERS, async (t, ops) => {
+        const walk = cursors[t]!;
+        let ok = 0;
+        for (let i = 0; i < ops; i++) {
+          if (cc.admit(walk.next())) ok++;
+          if ((i & 63) === 63) await null;
+        }
+        return ok;
+      }),
+  };
+}
+
+export function rlfRedisCallers(rlf: RateLimiterRedis, keys: readonly string[]): Variant {
+  const cursors = walks(keys, CALLERS);
+  return {
+    id: "rlf-redis",
+    label: LABELS.rlfRedis,
+    chunk: (n) =>
+      splitCallers(n, CALLERS, async (t, ops) => {
+        const walk = cursors[t]!;
+        for (let i = 0; i < ops; i++) await rlf.consume(walk.next());
+        return ops;
+      }),
+  };
+}
