@@ -55,15 +55,10 @@ async function started(
   return { limiter, store, uncredited, close: () => limiter.shutdown() };
 }
 
-/** A started Limiter on a MemoryStore with the wall clock (spec section 6), its keys credited. */
+/** A started Limiter (default clock: one reading per event-loop turn) on a MemoryStore with the wall clock, its keys credited. */
 export function memoryLimiter(keys: readonly string[], creditPasses = 5): Promise<ResilHandle> {
   const store = new MemoryStore(systemClock);
-  return started(
-    new Limiter({ service: "bench", podId: "bench-0" }, store, systemClock),
-    store,
-    keys,
-    creditPasses,
-  );
+  return started(new Limiter({ service: "bench", podId: "bench-0" }, store), store, keys, creditPasses);
 }
 
 /** A started Limiter on a RedisStore over `exec`, its keys credited. */
@@ -73,10 +68,5 @@ export function redisLimiter(
   creditPasses = 5,
 ): Promise<ResilHandle> {
   const store = new RedisStore(exec);
-  return started(
-    new Limiter({ service: "bench", podId: "bench-0" }, store, systemClock),
-    store,
-    keys,
-    creditPasses,
-  );
+  return started(new Limiter({ service: "bench", podId: "bench-0" }, store), store, keys, creditPasses);
 }

@@ -1,6 +1,6 @@
 export type { Clock, Timer, TimerOptions } from "./clock/clock.js";
 export { NEVER } from "./clock/clock.js";
-export { CoarseClock } from "./clock/coarse-clock.js";
+export { CoarseClock, coarseClock } from "./clock/coarse-clock.js";
 export { MANUAL_CLOCK_START_MS, ManualClock } from "./clock/manual-clock.js";
 export { sleep } from "./clock/sleep.js";
 export { SystemClock, systemClock } from "./clock/system-clock.js";

@@ -39,3 +39,6 @@ export class CoarseClock implements Clock {
     setImmediate(this.expire);
   }
 }
+
+/** The default clock of every limiter: the system clock, read at most once per event-loop turn. */
+export const coarseClock: Clock = new CoarseClock();

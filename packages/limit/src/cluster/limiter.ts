@@ -1,5 +1,5 @@
 import type { Clock, Timer } from "../clock/clock.js";
-import { CoarseClock } from "../clock/coarse-clock.js";
+import { coarseClock } from "../clock/coarse-clock.js";
 import { free, resetMs, retryAfterMs, usage } from "../store/algorithm.js";
 import { StoreReplyError } from "../store/errors.js";
 import { MemoryStore } from "../store/memory-store.js";
@@ -114,9 +114,6 @@ class HeldSlot implements Slot {
   }
 }
 
-// Shared by every Limiter built without a clock: one cached reading per event-loop turn for all.
-const defaultClock: Clock = new CoarseClock();
-
 /**
  * A cluster-wide rate and concurrency limiter (specs/limiter-protocol.md): each replica admits from
  * credit the store granted it, with no I/O per request; a background loop pushes admits and asks for
@@ -157,10 +154,10 @@ export class Limiter {
   lastStoreError: unknown;
 
   /**
-   * `clock` defaults to a CoarseClock over the system clock: one clock read per event-loop turn, so
+   * `clock` defaults to `coarseClock`: the system clock read at most once per event-loop turn, so
    * admission from credit reads a cached time.
    */
-  constructor(options: LimiterOptions = {}, store?: Store, clock: Clock = defaultClock) {
+  constructor(options: LimiterOptions = {}, store?: Store, clock: Clock = coarseClock) {
     this.options = resolveOptions(options);
     this.podId = this.options.podId;
     this.service = this.options.service;

@@ -18,7 +18,7 @@ export interface LocalLimiterMetrics {
 
 /** Options shared by the in-process limiters. */
 export interface LocalLimiterOptions {
-  /** Time source; `monoMs()` is "now" and waits use its timers. Default: `systemClock`. */
+  /** Time source; `monoMs()` is "now" and waits use its timers. Default: `coarseClock` (the system clock, read once per event-loop turn). */
   clock?: Clock;
   /** Observation hooks. Default: none. */
   metrics?: LocalLimiterMetrics;

@@ -1,6 +1,6 @@
 import type { Clock } from "../clock/clock.js";
+import { coarseClock } from "../clock/coarse-clock.js";
 import { sleep } from "../clock/sleep.js";
-import { systemClock } from "../clock/system-clock.js";
 import type { RateLimitedInfo } from "./errors.js";
 import type { Meter } from "./meter.js";
 import type { LocalAcquireOptions, LocalLimiterMetrics, LocalLimiterOptions } from "./metrics.js";
@@ -48,7 +48,7 @@ export class MultiRateLimiter {
   /** `tiers` seeds the limiter (each checked like `withTier`); usually start empty and call `withTier`. */
   constructor(options: LocalLimiterOptions = {}, tiers: readonly Tier[] = []) {
     this.options = options;
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? coarseClock;
     this.metrics = options.metrics;
     this.name = options.name ?? "multi-rate-limiter";
     for (const t of tiers) checkCost(t.cost, `MultiRateLimiter tier ${JSON.stringify(t.name)}`);

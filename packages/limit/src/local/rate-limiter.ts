@@ -1,6 +1,6 @@
 import { type Clock, NEVER } from "../clock/clock.js";
+import { coarseClock } from "../clock/coarse-clock.js";
 import { sleep } from "../clock/sleep.js";
-import { systemClock } from "../clock/system-clock.js";
 import type { Meter, MeterStatus } from "./meter.js";
 import type { LocalAcquireOptions, LocalLimiterMetrics, LocalLimiterOptions } from "./metrics.js";
 import { PERMIT, type Permit } from "./permit.js";
@@ -26,7 +26,7 @@ export class RateLimiter implements Meter {
   constructor(policy: RateLimiterPolicy, options: LocalLimiterOptions = {}) {
     policy.validate();
     this.policy = policy;
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? coarseClock;
     this.metrics = options.metrics;
     this.name = options.name ?? "rate-limiter";
     this.capacity = policy.capacity;

@@ -1,6 +1,6 @@
 import { type Clock, NEVER } from "../clock/clock.js";
+import { coarseClock } from "../clock/coarse-clock.js";
 import { sleep } from "../clock/sleep.js";
-import { systemClock } from "../clock/system-clock.js";
 import type { Meter, MeterStatus } from "./meter.js";
 import type { LocalAcquireOptions, LocalLimiterMetrics, LocalLimiterOptions } from "./metrics.js";
 import { PERMIT, type Permit } from "./permit.js";
@@ -27,7 +27,7 @@ export class WindowedRateLimiter implements Meter {
   constructor(policy: WindowPolicy, options: LocalLimiterOptions = {}) {
     policy.validate();
     this.policy = policy;
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? coarseClock;
     this.metrics = options.metrics;
     this.name = options.name ?? "windowed-rate-limiter";
     this.limit = policy.limit;
