@@ -97,6 +97,8 @@ function checkCost(cost: number): void {
   if (!Number.isSafeInteger(cost) || cost < 0) throw new InvalidCostError(cost);
 }
 
+const SETTLED: Promise<void> = Promise.resolve();
+
 /** A held slot: releases once, locally; the next sync reports the new absolute count. */
 class HeldSlot implements Slot {
   private held = true;
@@ -725,8 +727,8 @@ export class Limiter {
   // ---------------------------------------------------------------- sync engine
 
   /** Runs one round now: due keys (every key when forced), with a heartbeat when forced. */
-  async syncNow(force = false): Promise<void> {
-    await this.round(force, force);
+  syncNow(force = false): Promise<void> {
+    return this.round(force, force);
   }
 
   /** Asks the loop for a round soon (the early sync of a key below half credit). */
@@ -788,8 +790,9 @@ export class Limiter {
   }
 
   /** Collects due keys and runs one round trip (spec 3.1); a round with nothing to say sends nothing. */
-  private async round(force: boolean, heartbeat: boolean): Promise<void> {
-    if (this.store === undefined || this.phase === "closed") return;
+  // Not async: a round with nothing to send (most ticks) returns a settled promise without allocating one.
+  private round(force: boolean, heartbeat: boolean): Promise<void> {
+    if (this.store === undefined || this.phase === "closed") return SETTLED;
     const now = this.clock.monoMs();
     const hbStrict = heartbeat || now - this.lastHeartbeat >= this.options.heartbeatMs;
     const limit = this.options.maxKeysPerRound;
@@ -797,9 +800,9 @@ export class Limiter {
     const caps: ConcurrencyKey[] = [];
     this.collectDue(rates, caps, now, 1, force, limit);
     if (rates.length + caps.length > 0 || hbStrict) this.collectDue(rates, caps, now, 0.5, force, limit);
-    if (rates.length + caps.length === 0 && !hbStrict) return;
+    if (rates.length + caps.length === 0 && !hbStrict) return SETTLED;
     const withHeartbeat = hbStrict || now - this.lastHeartbeat >= this.options.heartbeatMs / 2;
-    await this.exchange(rates, caps, withHeartbeat ? "join" : undefined, [], now);
+    return this.exchange(rates, caps, withHeartbeat ? "join" : undefined, [], now);
   }
 
   // Claims the keys due at `slack` (all when forcing), up to `limit` per round. A method, not a closure:
