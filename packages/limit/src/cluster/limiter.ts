@@ -496,6 +496,7 @@ export class Limiter {
       ms = Math.max(ms, retryAfterMs(k.alg, k.windows[i]!, k.view.windows[i]!, t, reserved));
     }
     k.denied++;
+    k.usedWindow = Math.floor(t / k.minWindowMs);
     this.counts[outcome]!++;
     return this.denial(k, t, ms);
   }
@@ -762,23 +763,31 @@ export class Limiter {
       b - BOUNDARY_LEAD_MS - t,
       () => {
         if (this.phase !== "running") return;
-        this.snapshotBoundary(b);
+        const starved = this.snapshotBoundary(b);
         this.armBoundary();
         this.backgroundRound();
+        // Keys used in the closing window ask for the new one's budget right as it opens.
+        if (starved) this.clock.setTimer(BOUNDARY_LEAD_MS + 1, () => this.backgroundRound(), { unref: true });
       },
       { unref: true },
     );
   }
 
-  /** Marks admits made before boundary `b` so the next push charges them to the window they were in. */
-  private snapshotBoundary(b: number): void {
+  /**
+   * Marks admits made before boundary `b` so the next push charges them to the window they were in.
+   * True when some key was used in the window that `b` closes (see opensAfterUse).
+   */
+  private snapshotBoundary(b: number): boolean {
+    let starved = false;
     for (const k of this.rates.values()) {
       if (k.localOnly || b % k.minWindowMs !== 0) continue;
       if (k.admitted > k.pushed) {
         k.oldT = b - BOUNDARY_LEAD_MS;
         k.oldA = k.admitted;
       }
+      if (k.usedWindow === b / k.minWindowMs - 1 || k.admitted > k.pushed) starved = true;
     }
+    return starved;
   }
 
   private backgroundRound(): void {
@@ -866,6 +875,7 @@ export class Limiter {
   private rateDue(k: RateKey, now: number, slack: number): boolean {
     if (k.syncing) return false;
     if (k.wanted || k.waiters > 0) return true;
+    if (this.opensAfterUse(k, now)) return true;
     const since = now - k.lastSync;
     if (k.admitted <= k.pushed && k.oldA < 0 && k.denied === 0) {
       const unused = k.unused();
@@ -881,6 +891,17 @@ export class Limiter {
       ? k.policy.syncIntervalMs
       : Math.max(this.options.slowSyncMs, k.policy.syncIntervalMs);
     return since >= interval * slack;
+  }
+
+  /**
+   * Extension (fairness): a key used in the previous window and out of credit syncs once as soon as
+   * the next window opens, so a quiet replica asks for the fresh budget alongside the busy ones
+   * instead of after them.
+   */
+  private opensAfterUse(k: RateKey, now: number): boolean {
+    const w = Math.floor((now + this.offset) / k.minWindowMs);
+    const used = k.usedWindow === w - 1 || (k.admitted > k.pushed && k.usedWindow < w);
+    return used && k.unused() < 1 && Math.floor((k.lastSync + this.offset) / k.minWindowMs) < w;
   }
 
   private capDue(c: ConcurrencyKey, now: number, slack: number): boolean {
@@ -903,6 +924,7 @@ export class Limiter {
     const hitsOld = Math.min(old, a - p);
     const hits = a - p - hitsOld;
     const sample = hits + hitsOld;
+    if (sample > 0) k.usedWindow = Math.max(k.usedWindow, Math.floor((now + this.offset) / k.minWindowMs));
     const ewma =
       k.lastSync === Number.NEGATIVE_INFINITY
         ? Math.max(sample, 1) / k.policy.syncIntervalMs

@@ -117,26 +117,40 @@ describe("never over, per-minute and per-hour limits", () => {
 });
 
 describe("no starvation of a quiet replica", () => {
-  // Within a window the store serves whoever asks first, so a replica with 1 % of the requests can
-  // miss a second when all of its few requests arrive after the window filled; it is never locked out.
-  for (const algorithm of COUNTERS) {
+  const pick: ReplicaPicker = (_i, _n, rng) => (rng.chance(0.01) ? 3 : rng.int(0, 2));
+
+  // A key used in a window and out of credit syncs as the next window opens, so with fixed windows
+  // the replica with 1 % of the requests asks for each fresh budget alongside the busy ones.
+  for (const seed of [101, 102, 103]) {
+    it(`fixed_window: a replica with 1 % of the traffic admits every second at 10x load (seed ${seed})`, async () => {
+      const sim = await Simulation.create({
+        replicas: 4,
+        rateLimits: { algorithm: "fixed_window", requestsPerSecond: 100 },
+      });
+      const r = await sim.drive({ durationMs: 20_000, rate: 1000, seed, pick });
+      const quiet = middleWindows(r.windows).map((w) => w.byReplica[3]!);
+      for (const n of quiet) expect(n).toBeGreaterThan(0);
+      for (const w of r.windows) expect(w.admitted).toBeLessThanOrEqual(100);
+    });
+  }
+
+  // Sliding windows and buckets free capacity continuously, and it goes to whoever asks first: the
+  // quiet replica keeps admitting but can miss a second when all of its few requests come too late.
+  for (const algorithm of ["sliding_window", "token_bucket"] as const) {
     it(`${algorithm}: a replica with 1 % of the traffic keeps admitting at 10x load`, async () => {
       const sim = await Simulation.create({ replicas: 4, rateLimits: { algorithm, requestsPerSecond: 100 } });
-      const pick: ReplicaPicker = (_i, _n, rng) => (rng.chance(0.01) ? 3 : rng.int(0, 2));
       const r = await sim.drive({ durationMs: 20_000, rate: 1000, seed: 101, pick });
       const quiet = middleWindows(r.windows).map((w) => w.byReplica[3]!);
-      // admits in at least half of the seconds, and never goes 3 seconds without one
       for (let i = 0; i + 2 < quiet.length; i++)
         expect(quiet[i]! + quiet[i + 1]! + quiet[i + 2]!).toBeGreaterThan(0);
-      expect(quiet.filter((n) => n > 0).length).toBeGreaterThanOrEqual(0.5 * quiet.length);
-      for (const w of r.windows) expect(w.admitted).toBeLessThanOrEqual(100);
+      expect(quiet.filter((n) => n > 0).length).toBeGreaterThanOrEqual(0.6 * quiet.length);
     });
   }
 });
 
 describe("store round trips do not grow with load", () => {
   for (const algorithm of COUNTERS) {
-    it(`${algorithm}: 10x, 100x and 1000x the limit cost the same round trips per replica per second`, async () => {
+    it(`${algorithm}: round trips are bounded by the sync interval, not by the request rate`, async () => {
       const perReplicaPerSecond = async (load: number) => {
         const sim = await Simulation.create({
           replicas: 4,
@@ -147,14 +161,23 @@ describe("store round trips do not grow with load", () => {
         await sim.drive({ durationMs: 10_000, rate: 50 * load, seed: 8 });
         return (sim.store.rounds - before) / 4 / 10;
       };
-      const base = await perReplicaPerSecond(10);
-      const heavy = await perReplicaPerSecond(100);
-      const heavier = await perReplicaPerSecond(1000);
-      expect(base).toBeGreaterThan(0);
-      expect(heavy).toBeLessThanOrEqual(base * 1.1);
-      expect(heavier).toBeLessThanOrEqual(base * 1.1);
-      // bounded by the protocol: scheduled syncs (1000 / syncIntervalMs) plus at most as many kicks, plus heartbeats
-      expect(heavier).toBeLessThanOrEqual(2 * (1000 / 100) + 5);
+      const [x1, x10, x100, x1000] = (await Promise.all([1, 10, 100, 1000].map(perReplicaPerSecond))) as [
+        number,
+        number,
+        number,
+        number,
+      ];
+      console.log(
+        `${algorithm} round trips per replica per second: 1x ${x1}, 10x ${x10}, 100x ${x100}, 1000x ${x1000}`,
+      );
+      expect(x1).toBeGreaterThan(0);
+      // the key turns busy between 1x and 10x (syncs every syncIntervalMs, kicks when out of credit); after
+      // that, 100x the requests cost no more round trips
+      expect(x100).toBeLessThanOrEqual(x10 * 1.1);
+      expect(x1000).toBeLessThanOrEqual(x10 * 1.1);
+      // bounded by the protocol whatever the load: scheduled syncs (1000 / syncIntervalMs) plus at most
+      // as many kicks, plus heartbeats and one window-opening sync
+      for (const x of [x1, x10, x100, x1000]) expect(x).toBeLessThanOrEqual(2 * (1000 / 100) + 5);
     });
 
     it(`${algorithm}: a quiet load (below the limit) costs about one round trip a second`, async () => {
