@@ -8,11 +8,3 @@ export class FallbackConfigError extends Error {
     super(`${field} ${detail}`);
   }
 }
-
-/** The reason a chain's AbortSignal carries when its deadline passed. */
-export class DeadlineExceededError extends Error {
-  override readonly name = "DeadlineExceededError";
-  constructor(readonly deadlineMs: number) {
-    super(`deadline ${deadlineMs} ms passed`);
-  }
-}

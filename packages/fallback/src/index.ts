@@ -1,5 +1,6 @@
-export { type Clock, deadlineIn, systemClock } from "./clock.js";
-export { DeadlineExceededError, FallbackConfigError } from "./errors.js";
+// One clock, one deadline scope and one DeadlineExceededError for retry and fallback together.
+export { type Clock, DeadlineExceededError, deadlineIn, systemClock } from "@resil/retry";
+export { FallbackConfigError } from "./errors.js";
 export { expand, type FallbacksOf, MAX_FALLBACKS_PER_NODE } from "./expand.js";
 export {
   type BreakerGate,

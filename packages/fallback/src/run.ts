@@ -1,6 +1,5 @@
-import { type Clock, systemClock } from "./clock.js";
+import { type Clock, signalScope, systemClock } from "@resil/retry";
 import { ChainOutcome, type EndpointError, type Hop, type HopRecord } from "./hop.js";
-import { signalScope } from "./scope.js";
 
 /** Runs one hop, its own retries included; `signal` aborts on the caller's abort or the chain's deadline. */
 export type Attempt<T, E = unknown> = (

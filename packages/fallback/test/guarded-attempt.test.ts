@@ -1,8 +1,8 @@
 import { TwoTier } from "@resil/breaker";
 import type { Verdict } from "@resil/classify";
+import { ManualClock } from "@resil/retry";
 import { describe, expect, it, vi } from "vitest";
 import { denialWaitMs, guardedAttempt, type RateDecision, type RateGate, run } from "../src/index.js";
-import { ManualClock } from "./manual-clock.js";
 
 const signal = new AbortController().signal;
 const headers = { limit: 10, remaining: 0, reset: 1_700_000_060 };

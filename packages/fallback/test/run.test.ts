@@ -1,6 +1,6 @@
+import { ManualClock } from "@resil/retry";
 import { describe, expect, it, vi } from "vitest";
 import { type Attempt, DeadlineExceededError, type Hop, type HopEvent, run } from "../src/index.js";
-import { ManualClock } from "./manual-clock.js";
 
 const served = (value: string): Hop<string, string> => ({ kind: "served", value });
 const failed = (error: string): Hop<string, string> => ({ kind: "failed", error });

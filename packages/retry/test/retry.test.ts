@@ -1,7 +1,7 @@
 import type { Verdict } from "@resil/classify";
 import { describe, expect, it, vi } from "vitest";
 import { DeadlineExceededError, type RetryEvent, RetryPolicy, retry } from "../src/index.js";
-import { ManualClock } from "./manual-clock.js";
+import { ManualClock } from "../src/manual-clock.js";
 import { callerError, classifyStatus, rateLimited, StatusError, transient } from "./verdicts.js";
 
 describe("retry: spec 3.4", () => {

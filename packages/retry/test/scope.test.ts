@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DeadlineExceededError } from "../src/index.js";
+import { ManualClock } from "../src/manual-clock.js";
 import { signalScope } from "../src/scope.js";
-import { ManualClock } from "./manual-clock.js";
 
 describe("signalScope", () => {
   it("aborts with DeadlineExceededError when the deadline passes", async () => {

@@ -1,14 +1,19 @@
-/** A virtual clock for tests: time moves only when the test advances it. */
+import type { Clock } from "./clock.js";
+
 interface Timer {
   at: number;
   seq: number;
   fire(): void;
 }
 
-/** Lets every pending promise continuation run (microtasks drain before an immediate). */
-export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+// Lets every pending promise continuation run (microtasks drain before an immediate).
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-export class ManualClock {
+/**
+ * A virtual clock for tests of code that retries or falls back: time moves only when the test
+ * advances it, so backoff and deadlines run without real sleeps.
+ */
+export class ManualClock implements Clock {
   private t: number;
   private seq = 0;
   private timers: Timer[] = [];
