@@ -5,7 +5,7 @@ import { floorCallers, floorClockCallers, floorClockOneCaller, floorOneCaller } 
 import { measure, measureOptions, type Unavailable, type Variant } from "./harness.js";
 import { HUGE_LIMIT, makeKeys } from "./keys.js";
 import { CachedCounter } from "./peers/cached-counter.js";
-import { rlfOneWindow } from "./peers/rlf-windows.js";
+import { RlfWindows, rlfOneWindow } from "./peers/rlf-windows.js";
 import { connect, disconnect, privateRedis } from "./redis.js";
 import { memoryLimiter, type ResilHandle } from "./resil-setup.js";
 import type { Row, RunOptions } from "./types.js";
@@ -34,9 +34,9 @@ export async function hotPath(opts: RunOptions, keyCount: number, callers: "one"
     list.push(one ? v.resilTryCheckOne(l, keys, undecided) : v.resilTryCheckCallers(l, keys, undecided));
     list.push(one ? v.resilCheckOne(l, keys) : v.resilCheckCallers(l, keys));
     list.push(one ? v.limiterOne(keys) : v.limiterCallers(keys));
-    list.push(one ? v.rlfOne(keys) : v.rlfCallers(keys));
-    const rlf1 = rlfOneWindow();
-    list.push(one ? v.rlf1One(rlf1, keys) : v.rlf1Callers(rlf1, keys));
+    const consume = one ? v.consumeOne : v.consumeCallers;
+    list.push(consume("rlf-memory", v.LABELS.rlf, new RlfWindows(), keys));
+    list.push(consume("rlf-memory-1w", v.LABELS.rlf1, rlfOneWindow(), keys));
     if (client === undefined) {
       const why = typeof server === "string" ? server : "no Redis connection";
       list.push({ id: "cached-counter", label: v.LABELS.cached, unavailable: why });
@@ -50,7 +50,7 @@ export async function hotPath(opts: RunOptions, keyCount: number, callers: "one"
         points: HUGE_LIMIT,
         duration: 1,
       });
-      list.push(one ? v.rlfRedisOne(rlfRedis, keys) : v.rlfRedisCallers(rlfRedis, keys));
+      list.push(consume("rlf-redis", v.LABELS.rlfRedis, rlfRedis, keys));
     }
     const rows = await measure(list, measureOptions(opts));
     const note = v.undecidedNote(undecided);

@@ -1,10 +1,8 @@
 import type { Limiter } from "@resil/limit";
-import type { RateLimiterMemory, RateLimiterRedis } from "rate-limiter-flexible";
 import type { Variant } from "./harness.js";
 import { CALLERS, KeyWalk, splitCallers, walks } from "./keys.js";
 import type { CachedCounter } from "./peers/cached-counter.js";
 import { limiterPerKey } from "./peers/limiter-windows.js";
-import { RlfWindows } from "./peers/rlf-windows.js";
 
 // Every loop below is written out per implementation on purpose: a shared loop calling a closure
 // would turn its call site megamorphic and slow every variant (the floor included) alike.
@@ -83,39 +81,6 @@ export function limiterOne(keys: readonly string[]): Variant {
   };
 }
 
-export function rlfOne(keys: readonly string[]): Variant {
-  const rlf = new RlfWindows();
-  const walk = new KeyWalk(keys);
-  return {
-    id: "rlf-memory",
-    label: LABELS.rlf,
-    async chunk(n) {
-      let ok = 0;
-      for (let i = 0; i < n; i++) {
-        await rlf.consume(walk.next());
-        ok++;
-      }
-      return ok;
-    },
-  };
-}
-
-export function rlf1One(rlf: RateLimiterMemory, keys: readonly string[]): Variant {
-  const walk = new KeyWalk(keys);
-  return {
-    id: "rlf-memory-1w",
-    label: LABELS.rlf1,
-    async chunk(n) {
-      let ok = 0;
-      for (let i = 0; i < n; i++) {
-        await rlf.consume(walk.next());
-        ok++;
-      }
-      return ok;
-    },
-  };
-}
-
 export function cachedOne(cc: CachedCounter, keys: readonly string[]): Variant {
   const walk = new KeyWalk(keys);
   return {
@@ -129,18 +94,21 @@ export function cachedOne(cc: CachedCounter, keys: readonly string[]): Variant {
   };
 }
 
-export function rlfRedisOne(rlf: RateLimiterRedis, keys: readonly string[]): Variant {
+/** rate-limiter-flexible's `consume` (memory, three windows, Redis): async, so one loop serves all. */
+export interface Consumer {
+  consume(key: string): Promise<unknown>;
+}
+
+export type ConsumerId = "rlf-memory" | "rlf-memory-1w" | "rlf-redis";
+
+export function consumeOne(id: ConsumerId, label: string, rlf: Consumer, keys: readonly string[]): Variant {
   const walk = new KeyWalk(keys);
   return {
-    id: "rlf-redis",
-    label: LABELS.rlfRedis,
+    id,
+    label,
     async chunk(n) {
-      let ok = 0;
-      for (let i = 0; i < n; i++) {
-        await rlf.consume(walk.next());
-        ok++;
-      }
-      return ok;
+      for (let i = 0; i < n; i++) await rlf.consume(walk.next());
+      return n;
     },
   };
 }
@@ -211,35 +179,6 @@ export function limiterCallers(keys: readonly string[]): Variant {
   };
 }
 
-export function rlfCallers(keys: readonly string[]): Variant {
-  const rlf = new RlfWindows();
-  const cursors = walks(keys, CALLERS);
-  return {
-    id: "rlf-memory",
-    label: LABELS.rlf,
-    chunk: (n) =>
-      splitCallers(n, CALLERS, async (t, ops) => {
-        const walk = cursors[t]!;
-        for (let i = 0; i < ops; i++) await rlf.consume(walk.next());
-        return ops;
-      }),
-  };
-}
-
-export function rlf1Callers(rlf: RateLimiterMemory, keys: readonly string[]): Variant {
-  const cursors = walks(keys, CALLERS);
-  return {
-    id: "rlf-memory-1w",
-    label: LABELS.rlf1,
-    chunk: (n) =>
-      splitCallers(n, CALLERS, async (t, ops) => {
-        const walk = cursors[t]!;
-        for (let i = 0; i < ops; i++) await rlf.consume(walk.next());
-        return ops;
-      }),
-  };
-}
-
 export function cachedCallers(cc: CachedCounter, keys: readonly string[]): Variant {
   const cursors = walks(keys, CALLERS);
   return {
@@ -258,11 +197,16 @@ export function cachedCallers(cc: CachedCounter, keys: readonly string[]): Varia
   };
 }
 
-export function rlfRedisCallers(rlf: RateLimiterRedis, keys: readonly string[]): Variant {
+export function consumeCallers(
+  id: ConsumerId,
+  label: string,
+  rlf: Consumer,
+  keys: readonly string[],
+): Variant {
   const cursors = walks(keys, CALLERS);
   return {
-    id: "rlf-redis",
-    label: LABELS.rlfRedis,
+    id,
+    label,
     chunk: (n) =>
       splitCallers(n, CALLERS, async (t, ops) => {
         const walk = cursors[t]!;
