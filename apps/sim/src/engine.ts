@@ -1,8 +1,8 @@
-import { MANUAL_CLOCK_START_MS, ManualClock, type Store } from "@resil/limit";
+import { MANUAL_CLOCK_START_MS, ManualClock, SeededRandom, type Store } from "@resil/limit";
 import { FaultStore } from "./fault-store.js";
 import { FaultTimeline } from "./faults.js";
 import { OUTCOMES, type Outcome, type ReplicaFactory, type SimReplica } from "./replica.js";
-import { Rng, WeightedPicker } from "./rng.js";
+import { WeightedPicker } from "./rng.js";
 import { primaryLimit, type Scenario, WINDOW_MS } from "./scenario.js";
 import { Traffic } from "./traffic.js";
 
@@ -82,7 +82,7 @@ export async function simulate(scenario: Scenario, backend: Backend, opts: RunOp
 class Simulation {
   private readonly clock: ManualClock;
   private readonly startMs: number;
-  private readonly rng: Rng;
+  private readonly rng: SeededRandom;
   private readonly traffic: Traffic;
   private readonly timeline: FaultTimeline;
   private readonly store: FaultStore;
@@ -112,7 +112,7 @@ class Simulation {
     // Start on a boundary of the largest window, so every window of the table is whole.
     this.startMs = Math.ceil(MANUAL_CLOCK_START_MS / largest) * largest;
     this.clock = new ManualClock(this.startMs);
-    this.rng = new Rng(s.seed);
+    this.rng = new SeededRandom(s.seed);
     this.traffic = new Traffic(s);
     this.timeline = new FaultTimeline(s.faults);
     this.store = new FaultStore(backend.store(this.clock), this.clock, {
@@ -120,7 +120,7 @@ class Simulation {
       startMs: this.startMs,
       latencyMs: s.store.latencyMs,
       jitterMs: s.store.jitterMs,
-      rng: new Rng(s.seed ^ 0x5bd1e995),
+      rng: new SeededRandom(s.seed ^ 0x5bd1e995),
     });
     this.costs = new WeightedPicker(s.costs.map((c) => ({ item: c.cost, weight: c.weight })));
     this.unitCost = s.costs.length === 1;

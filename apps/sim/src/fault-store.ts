@@ -1,6 +1,5 @@
-import type { Clock, RoundReply, RoundRequest, Store } from "@resil/limit";
+import type { Clock, RoundReply, RoundRequest, SeededRandom, Store } from "@resil/limit";
 import type { FaultTimeline } from "./faults.js";
-import type { Rng } from "./rng.js";
 
 /** The store is down (an outage on the fault timeline). */
 export class StoreDownError extends Error {
@@ -14,7 +13,7 @@ export interface FaultStoreOptions {
   latencyMs: number;
   jitterMs: number;
   /** Draws the jitter; seeded, so latencies repeat run to run. */
-  rng: Rng;
+  rng: SeededRandom;
 }
 
 /**

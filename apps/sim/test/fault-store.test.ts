@@ -1,8 +1,7 @@
-import { ManualClock, MemoryStore, type RoundRequest } from "@resil/limit";
+import { ManualClock, MemoryStore, type RoundRequest, SeededRandom } from "@resil/limit";
 import { describe, expect, it } from "vitest";
 import { FaultStore, StoreDownError } from "../src/fault-store.js";
 import { FaultTimeline } from "../src/faults.js";
-import { Rng } from "../src/rng.js";
 import { parseScenario } from "../src/scenario.js";
 
 const beat = (pod: string): RoundRequest => ({
@@ -20,7 +19,7 @@ function setup(latencyMs: number, faults: unknown[] = []) {
     startMs: clock.monoMs(),
     latencyMs,
     jitterMs: 0,
-    rng: new Rng(1),
+    rng: new SeededRandom(1),
   });
   return { clock, store };
 }

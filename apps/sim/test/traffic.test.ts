@@ -1,6 +1,6 @@
+import { SeededRandom } from "@resil/limit";
 import { describe, expect, it } from "vitest";
 import { FaultTimeline } from "../src/faults.js";
-import { Rng } from "../src/rng.js";
 import { parseScenario } from "../src/scenario.js";
 import { Traffic } from "../src/traffic.js";
 
@@ -61,17 +61,17 @@ describe("fault timeline", () => {
   });
 });
 
-describe("Rng", () => {
+describe("SeededRandom (from @resil/limit)", () => {
   it("repeats for a seed and has the right Poisson mean (small and large)", () => {
-    const a = new Rng(3);
-    const b = new Rng(3);
+    const a = new SeededRandom(3);
+    const b = new SeededRandom(3);
     expect([a.next(), a.next()]).toEqual([b.next(), b.next()]);
     for (const lambda of [0.3, 6, 120]) {
-      const r = new Rng(11);
+      const r = new SeededRandom(11);
       let sum = 0;
       for (let i = 0; i < 20_000; i++) sum += r.poisson(lambda);
       expect(sum / 20_000).toBeCloseTo(lambda, lambda > 10 ? 0 : 1);
     }
-    expect(new Rng(1).poisson(0)).toBe(0);
+    expect(new SeededRandom(1).poisson(0)).toBe(0);
   });
 });
