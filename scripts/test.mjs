@@ -14,14 +14,14 @@ const projects = ["packages", "apps"].flatMap((dir) =>
     .map((d) => JSON.parse(readFileSync(join(dir, d, "package.json"), "utf8")).name),
 );
 const passes = [
-  projects.filter((p) => !REDIS_SUITES.has(p)),
-  projects.filter((p) => REDIS_SUITES.has(p)),
-].filter((list) => list.length > 0);
+  { list: projects.filter((p) => !REDIS_SUITES.has(p)), serial: false },
+  { list: projects.filter((p) => REDIS_SUITES.has(p)), serial: true },
+].filter((pass) => pass.list.length > 0);
 
 let passed = 0;
 let failed = 0;
 let worst = 0;
-passes.forEach((list, i) => {
+passes.forEach(({ list, serial }, i) => {
   const report = `.vitest-report-${i}.json`;
   rmSync(report, { force: true });
   const args = [
@@ -33,6 +33,8 @@ passes.forEach((list, i) => {
     `--outputFile.json=${report}`,
   ];
   for (const p of list) args.push("--project", p);
+  // The Redis pass runs one file at a time across projects: replica processes need the cores.
+  if (serial) args.push("--maxWorkers=1", "--no-file-parallelism");
   const res = spawnSync("npx", [...args, ...extra], { stdio: "inherit" });
   const code = res.status ?? 1;
   worst = Math.max(worst, code);

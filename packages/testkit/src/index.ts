@@ -1,6 +1,18 @@
 export { NO_REDIS_MESSAGE, serverBinaries, which } from "./binary.js";
 export { type RedisClusterHandle, startCluster } from "./cluster.js";
 export { commandCalls, DelayedExec } from "./delayed-exec.js";
+export type { AdapterModule, ExecHandle, LimiterAdapter } from "./exec-handle.js";
+export { describeLimiterScenarios } from "./limiter-scenarios.js";
+export {
+  driveLoad,
+  formatLoad,
+  type LoadOptions,
+  type LoadResult,
+  mergeLoads,
+  msUntilIntoSecond,
+  percentile,
+  type SecondCount,
+} from "./load-driver.js";
 export {
   type ParityMismatch,
   type ParityOptions,
@@ -9,11 +21,16 @@ export {
   seededRandom,
 } from "./parity.js";
 export { freePort } from "./ports.js";
+export { ReplicaProcess } from "./replica-process.js";
+export { describeReplicaProcessScenarios } from "./replica-process-scenarios.js";
+export type {
+  HoldResult,
+  ReplicaConfig,
+  ReplicaReplies,
+  ReplicaRequest,
+  ReplicaStatus,
+} from "./replica-protocol.js";
 export { ping, rawCommand } from "./resp.js";
 export { type RedisServer, type StartOptions, startRedis } from "./server.js";
-export {
-  type AdapterUnderTest,
-  describeStoreContract,
-  type ExecHandle,
-  HOSTILE_SUBJECTS,
-} from "./store-contract.js";
+export { FIXED_50 } from "./spec-policies.js";
+export { type AdapterUnderTest, describeStoreContract, HOSTILE_SUBJECTS } from "./store-contract.js";

@@ -6,7 +6,6 @@ import {
   MemoryStore,
   type RateRequest,
   RedisCommandError,
-  type RedisExec,
   RedisStore,
   rateKey,
   registryKey,
@@ -14,15 +13,10 @@ import {
 } from "@resil/limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RedisClusterHandle, startCluster } from "./cluster.js";
+import type { ExecHandle } from "./exec-handle.js";
 import { runParity } from "./parity.js";
 import { rawCommand } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
-
-/** A RedisExec over a fresh client of some adapter, and how to close that client. */
-export interface ExecHandle {
-  exec: RedisExec;
-  close(): Promise<void>;
-}
 
 /** How an adapter package connects its client to the servers the contract suite starts. */
 export interface AdapterUnderTest {
