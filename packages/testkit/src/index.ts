@@ -21,6 +21,7 @@ export {
   seededRandom,
 } from "./parity.js";
 export { freePort } from "./ports.js";
+export { runReadmeExample } from "./readme-example.js";
 export { ReplicaProcess } from "./replica-process.js";
 export { describeReplicaProcessScenarios } from "./replica-process-scenarios.js";
 export type {
