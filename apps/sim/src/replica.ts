@@ -1,4 +1,4 @@
-import type { ManualClock, Store } from "@resil/limit";
+import type { ManualClock, Outcome, Store } from "@resil/limit";
 import type { Scenario } from "./scenario.js";
 
 /** What a synchronous check could decide: `undecided` means only the async `check` can answer. */
@@ -7,18 +7,8 @@ export type QuickVerdict = "allow" | "deny" | "undecided";
 /** A concurrency slot: `release` gives it back; `denied` when the cap is reached; `nocap` without a cap. */
 export type SlotResult = { kind: "slot"; release: () => void } | { kind: "denied" } | { kind: "nocap" };
 
-/** The limiter outcomes the summary reports (spec 1.6). */
-export const OUTCOMES = [
-  "allowLocal",
-  "allowSync",
-  "allowCold",
-  "allowOverrun",
-  "allowDegraded",
-  "denyLocal",
-  "denySync",
-  "denyDegraded",
-] as const;
-export type Outcome = (typeof OUTCOMES)[number];
+/** The limiter outcomes the summary reports (spec 1.6): the Limiter's own list. */
+export { OUTCOMES, type Outcome } from "@resil/limit";
 
 /**
  * One replica as the simulation drives it: the narrow slice of `Limiter` it needs, so the engine can
