@@ -29,7 +29,10 @@ export class SeededRandom {
     return this.next() < p;
   }
 
-  /** A Poisson(mean) count (Knuth's method; for the small means of per-step arrivals; large means use a normal approximation). */
+  /**
+   * A Poisson(mean) count: inversion from one uniform for the small means of per-step arrivals,
+   * a rounded normal for large means (where exp(-mean) underflows).
+   */
   poisson(mean: number): number {
     if (!(mean > 0)) return 0;
     if (mean > 30) {
@@ -37,12 +40,14 @@ export class SeededRandom {
       const g = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
       return Math.max(0, Math.round(mean + g * Math.sqrt(mean)));
     }
-    const limit = Math.exp(-mean);
+    const u = this.next();
+    let p = Math.exp(-mean);
+    let cdf = p;
     let k = 0;
-    let p = this.next();
-    while (p > limit) {
+    while (u > cdf && k < 1000) {
       k++;
-      p *= this.next();
+      p *= mean / k;
+      cdf += p;
     }
     return k;
   }

@@ -130,7 +130,11 @@ describe("no starvation of a quiet replica", () => {
       const r = await sim.drive({ durationMs: 20_000, rate: 1000, seed, pick });
       const quiet = middleWindows(r.windows).map((w) => w.byReplica[3]!);
       for (const n of quiet) expect(n).toBeGreaterThan(0);
-      for (const w of r.windows) expect(w.admitted).toBeLessThanOrEqual(100);
+      // the key is new to every replica in the first window: unreserved cold shares (10 each) may show
+      // there (README, "Notes"); every later window holds the limit exactly
+      const [first, ...rest] = r.windows;
+      expect(first!.admitted).toBeLessThanOrEqual(100 + 4 * 10);
+      for (const w of rest) expect(w.admitted).toBeLessThanOrEqual(100);
     });
   }
 
