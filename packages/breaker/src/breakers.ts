@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from "./clock.js";
 import { BreakerConfig } from "./config.js";
+import { BreakerConfigError } from "./errors.js";
 
 export type Tier = "deployment" | "vendor";
 
@@ -78,7 +79,11 @@ export class Breakers {
     this.config = BreakerConfig.validate(config);
     this.clock = options.clock ?? systemClock;
     this.onTransition = options.onTransition;
-    this.sweepIntervalMs = options.sweepIntervalMs ?? config.windowMs;
+    const sweep = options.sweepIntervalMs ?? config.windowMs;
+    // Infinity turns sweeping off; NaN or a negative would sweep on every call.
+    if (!(sweep >= 0))
+      throw new BreakerConfigError("sweepIntervalMs", "must be >= 0 (Infinity: never sweep)");
+    this.sweepIntervalMs = sweep;
     this.lastSweep = this.clock.now();
   }
 

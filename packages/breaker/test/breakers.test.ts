@@ -149,6 +149,20 @@ describe("Breakers: bounded memory (extension)", () => {
     expect(b.state("recent").value).toBe("open");
   });
 
+  it("rejects a sweep interval that would sweep on every call; Infinity never sweeps", () => {
+    for (const bad of [-1, Number.NaN]) {
+      expect(() => new Breakers("deployment", undefined, { sweepIntervalMs: bad })).toThrow(
+        /sweepIntervalMs/,
+      );
+    }
+    const clock = new ManualClock();
+    const b = new Breakers("deployment", undefined, { clock, sweepIntervalMs: Number.POSITIVE_INFINITY });
+    b.recordFailure("k", "k");
+    clock.advance(10 * 60 * S);
+    b.check("other");
+    expect(b.size).toBe(1);
+  });
+
   it("drops an entry on success", () => {
     const { b } = setup();
     b.recordFailure("k", "k");

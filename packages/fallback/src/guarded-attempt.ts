@@ -51,19 +51,24 @@ export function denialWaitMs(headers: RateHeaders, unixNowMs: number): number {
   return Math.max(0, headers.reset * 1000 - unixNowMs);
 }
 
-/** An `attempt` for `run` that skips ineligible endpoints, open breakers and denying limiters before calling. */
+/**
+ * An `attempt` for `run` that skips ineligible endpoints, open breakers and denying limiters before
+ * calling. It never throws: a guard or hook that throws (or a limiter whose `check` rejects) fails the
+ * hop with that error, like a failed call, so `run` decides by `trigger` whether to move on.
+ */
 export function guardedAttempt<T>(options: GuardedAttemptOptions<T>): Attempt<T, unknown> {
   const vendorOf = options.vendorOf ?? ((e: string) => e);
   const subjectOf = options.subjectOf ?? ((e: string) => e);
   const unixNow = options.unixNow ?? Date.now;
   const { breakers, limiter, classify } = options;
-  return async (endpoint, index, signal): Promise<Hop<T, unknown>> => {
+
+  // The skip an endpoint earns before it is called, if any.
+  const gate = async (endpoint: string, vendor: string): Promise<Hop<T, unknown> | undefined> => {
     const reason = options.ineligible?.(endpoint);
     if (reason !== undefined) return { kind: "skipped", skip: { kind: "ineligible", reason } };
-    const vendor = vendorOf(endpoint);
     if (breakers) {
-      const gate = breakers.check(endpoint, vendor);
-      if (!gate.allowed) return { kind: "skipped", skip: { kind: "breakerOpen", retryInMs: gate.retryInMs } };
+      const open = breakers.check(endpoint, vendor);
+      if (!open.allowed) return { kind: "skipped", skip: { kind: "breakerOpen", retryInMs: open.retryInMs } };
     }
     if (limiter) {
       const decision = await limiter.check(subjectOf(endpoint));
@@ -74,13 +79,36 @@ export function guardedAttempt<T>(options: GuardedAttemptOptions<T>): Attempt<T,
         };
       }
     }
+    return undefined;
+  };
+
+  return async (endpoint, index, signal): Promise<Hop<T, unknown>> => {
+    let vendor: string;
     try {
-      const value = await options.call(endpoint, signal, index);
-      if (breakers && classify) breakers.recordSuccess(endpoint, vendor);
-      return { kind: "served", value };
+      vendor = vendorOf(endpoint);
+      const skipped = await gate(endpoint, vendor);
+      if (skipped) return skipped;
     } catch (error) {
-      if (breakers && classify) breakers.recordFailure(endpoint, vendor, classify(error));
       return { kind: "failed", error };
     }
+    let value: T;
+    try {
+      value = await options.call(endpoint, signal, index);
+    } catch (error) {
+      record(() => breakers?.recordFailure(endpoint, vendor, classify!(error)));
+      return { kind: "failed", error };
+    }
+    record(() => breakers?.recordSuccess(endpoint, vendor));
+    return { kind: "served", value };
   };
+
+  // Breaker bookkeeping (only with both `breakers` and `classify`) never changes the hop's outcome.
+  function record(update: () => void): void {
+    if (!breakers || !classify) return;
+    try {
+      update();
+    } catch {
+      // a throwing classify or breaker must not turn a served hop into a failure, or hide the call's error
+    }
+  }
 }

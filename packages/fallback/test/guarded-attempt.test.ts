@@ -122,6 +122,59 @@ describe("guardedAttempt", () => {
     expect(breakers.deployment.size).toBe(0);
   });
 
+  it("never throws: a throwing guard or a rejecting limiter fails the hop, and the chain moves on", async () => {
+    const boom = new Error("guard broke");
+    const throwing = [
+      guardedAttempt({
+        call: async () => "x",
+        ineligible: () => {
+          throw boom;
+        },
+      }),
+      guardedAttempt({
+        call: async () => "x",
+        vendorOf: () => {
+          throw boom;
+        },
+      }),
+      guardedAttempt({ call: async () => "x", limiter: { check: () => Promise.reject(boom) } }),
+      guardedAttempt({
+        call: async () => "x",
+        limiter: gate(() => {
+          throw boom;
+        }),
+      }),
+    ];
+    for (const attempt of throwing)
+      expect(await attempt("a", 0, signal)).toEqual({ kind: "failed", error: boom });
+    const chain = await run(
+      ["a", "b"],
+      undefined,
+      (e, i, s) => (e === "a" ? throwing[2]!(e, i, s) : guardedAttempt({ call: async () => "b" })(e, i, s)),
+      () => true,
+    );
+    expect(chain.result).toMatchObject({ ok: true, value: "b" });
+  });
+
+  it("a throwing classify neither hides the call's error nor fails a served hop", async () => {
+    const breakers = new TwoTier({ clock: new ManualClock() });
+    const callError = new Error("503");
+    let fail = true;
+    const attempt = guardedAttempt({
+      call: async () => {
+        if (fail) throw callError;
+        return "ok";
+      },
+      breakers,
+      classify: () => {
+        throw new Error("classify broke");
+      },
+    });
+    expect(await attempt("a", 0, signal)).toEqual({ kind: "failed", error: callError });
+    fail = false;
+    expect(await attempt("a", 0, signal)).toEqual({ kind: "served", value: "ok" });
+  });
+
   it("in a chain, reports every skip with its wait", async () => {
     const clock = new ManualClock();
     const breakers = new TwoTier({ clock });
