@@ -97,7 +97,8 @@ function count(field: string, value: number | null | undefined): number {
 export function ratePolicy(cfg: RateLimitConfig | null | undefined): RatePolicy | undefined {
   if (cfg === null || cfg === undefined) return undefined;
   const algorithm = cfg.algorithm ?? "sliding_window";
-  const alg = ALGORITHM_CODES[algorithm];
+  // Own keys only: "constructor" or "toString" must not resolve through Object.prototype.
+  const alg = Object.hasOwn(ALGORITHM_CODES, algorithm) ? ALGORITHM_CODES[algorithm] : undefined;
   if (alg === undefined) {
     throw new InvalidPolicyError("algorithm", `must be fixed_window, sliding_window or token_bucket`);
   }

@@ -73,6 +73,8 @@ interface RateSend {
   key: RateKey;
   seq: number;
   aSend: number;
+  /** `pushed` once the request is sent: max(aSend, prevPushed). */
+  pushedSend: number;
   prevPushed: number;
   ewma: number;
   send: number;
@@ -147,6 +149,8 @@ export class Limiter {
   private phase: Phase = "new";
   private tickTimer: Timer | undefined;
   private boundaryTimer: Timer | undefined;
+  /** The wake 1 ms after a boundary for keys used in the closing window (opensAfterUse). */
+  private openTimer: Timer | undefined;
   private wakeQueued = false;
   private shutdownDone: Promise<void> | undefined;
   private readonly syncSeconds = new SyncHistogram();
@@ -203,6 +207,7 @@ export class Limiter {
     this.phase = "closed";
     this.tickTimer?.cancel();
     this.boundaryTimer?.cancel();
+    this.openTimer?.cancel();
     for (const k of this.rates.values()) k.validUntil = Number.NEGATIVE_INFINITY;
     for (const c of this.caps.values()) c.validUntil = Number.NEGATIVE_INFINITY;
     if (this.store !== undefined) {
@@ -678,7 +683,7 @@ export class Limiter {
       const c0 = Math.floor(share / Math.max(this.replicaCount, 1));
       if (c0 > 0) {
         c.allowed = c.active + c0;
-        c.validUntil = now + CREDIT_TRUST * this.concurrencyLeaseMs();
+        c.validUntil = now + CREDIT_TRUST * this.options.leaseTtlMs;
         const result = this.take(c, ALLOW_COLD);
         void this.syncCap(c);
         return result;
@@ -767,7 +772,11 @@ export class Limiter {
         this.armBoundary();
         this.backgroundRound();
         // Keys used in the closing window ask for the new one's budget right as it opens.
-        if (starved) this.clock.setTimer(BOUNDARY_LEAD_MS + 1, () => this.backgroundRound(), { unref: true });
+        if (starved) {
+          this.openTimer = this.clock.setTimer(BOUNDARY_LEAD_MS + 1, () => this.backgroundRound(), {
+            unref: true,
+          });
+        }
       },
       { unref: true },
     );
@@ -920,9 +929,12 @@ export class Limiter {
   private buildRate(k: RateKey, now: number): RateSend {
     const a = k.admitted;
     const p = k.pushed;
+    // pushed > admitted while a direct unit no waiter took is unspent: the store counted it already,
+    // so nothing is pending and pushed must not move back (it would be charged twice).
+    const pending = Math.max(0, a - p);
     const old = k.oldA > p ? k.oldA - p : 0;
-    const hitsOld = Math.min(old, a - p);
-    const hits = a - p - hitsOld;
+    const hitsOld = Math.min(old, pending);
+    const hits = pending - hitsOld;
     const sample = hits + hitsOld;
     if (sample > 0) k.usedWindow = Math.max(k.usedWindow, Math.floor((now + this.offset) / k.minWindowMs));
     const ewma =
@@ -952,10 +964,19 @@ export class Limiter {
       leaseTtlMs: this.options.leaseTtlMs,
     };
     k.sendSeq++;
-    k.pushed = a;
+    k.pushed = Math.max(a, p);
     k.inflight = hits + hitsOld;
     k.lastSync = now;
-    return { key: k, seq: k.sendSeq, aSend: a, prevPushed: p, ewma, send: now, request };
+    return {
+      key: k,
+      seq: k.sendSeq,
+      aSend: a,
+      pushedSend: k.pushed,
+      prevPushed: p,
+      ewma,
+      send: now,
+      request,
+    };
   }
 
   /** Applies a rate reply (spec 3.3). */
@@ -963,7 +984,7 @@ export class Limiter {
     const k = s.key;
     const t = recv + this.offset;
     k.view = { at: recv, windows: reply.windows, reservedOthers: reply.others, fresh: true };
-    k.pushed = s.aSend + reply.direct;
+    k.pushed = s.pushedSend + reply.direct;
     k.inflight = 0;
     const own = reply.kept + reply.granted + reply.direct;
     k.credit = s.aSend + own;
@@ -1042,7 +1063,7 @@ export class Limiter {
   private applyCap(s: ConcurrencySend, reply: ConcurrencyReply): void {
     const c = s.key;
     c.allowed = s.activeSend + reply.kept + reply.granted + reply.direct;
-    if (this.phase !== "closed") c.validUntil = s.send + CREDIT_TRUST * this.concurrencyLeaseMs();
+    if (this.phase !== "closed") c.validUntil = s.send + CREDIT_TRUST * this.options.leaseTtlMs;
     c.acquiredAtSync = s.acquiredSend;
     c.others = reply.others;
     c.ewma = s.ewma;
