@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from "./clock.js";
-import { BreakerConfig } from "./config.js";
+import { BreakerConfig, MAX_FAILURES_KEPT } from "./config.js";
 import { BreakerConfigError } from "./errors.js";
 
 export type Tier = "deployment" | "vendor";
@@ -57,8 +57,6 @@ interface Entry {
   failures: Failure[];
 }
 
-/** Older failures are dropped past this count; more could not change a decision with sane thresholds. */
-export const MAX_FAILURES_KEPT = 64;
 /** A half-open breaker whose probe is running tells other callers to come back this soon. */
 export const PROBE_RETRY_MS = 1000;
 

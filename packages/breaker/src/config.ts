@@ -1,6 +1,9 @@
 import { BreakerConfigError } from "./errors.js";
 
 /** When a breaker opens and for how long. */
+/** Older failures are dropped past this count, so no threshold above it could ever be reached. */
+export const MAX_FAILURES_KEPT = 64;
+
 export interface BreakerConfig {
   /** Failures within `windowMs` that open a closed breaker. */
   failureThreshold: number;
@@ -24,8 +27,8 @@ export const BreakerConfig = {
   /** Throws `BreakerConfigError` naming the first bad field. */
   validate(config: BreakerConfig): BreakerConfig {
     const { failureThreshold, windowMs, openForMs, minSources } = config;
-    if (!Number.isInteger(failureThreshold) || failureThreshold < 1) {
-      throw new BreakerConfigError("failureThreshold", "must be an integer >= 1");
+    if (!Number.isInteger(failureThreshold) || failureThreshold < 1 || failureThreshold > MAX_FAILURES_KEPT) {
+      throw new BreakerConfigError("failureThreshold", `must be an integer from 1 to ${MAX_FAILURES_KEPT}`);
     }
     if (!Number.isFinite(windowMs) || windowMs <= 0)
       throw new BreakerConfigError("windowMs", "must be finite and > 0");

@@ -3,7 +3,6 @@ export {
   type BreakerState,
   Breakers,
   type BreakersOptions,
-  MAX_FAILURES_KEPT,
   PROBE_RETRY_MS,
   type Refusal,
   type StateName,
@@ -12,6 +11,6 @@ export {
   type TransitionEvent,
 } from "./breakers.js";
 export { type Clock, systemClock } from "./clock.js";
-export { BreakerConfig } from "./config.js";
+export { BreakerConfig, MAX_FAILURES_KEPT } from "./config.js";
 export { BreakerConfigError } from "./errors.js";
 export { type BreakerSignalLike, type BreakerVerdict, TwoTier, type TwoTierOptions } from "./two-tier.js";

@@ -89,11 +89,7 @@ describe("Breakers.recordFailure", () => {
     expect(b.state("p").value).toBe("open");
   });
 
-  it(`keeps at most ${MAX_FAILURES_KEPT} failures`, () => {
-    // a threshold above the cap can never be reached: the list never holds more
-    const { b } = setup({ ...BreakerConfig.deployment(), failureThreshold: MAX_FAILURES_KEPT + 1 });
-    for (let i = 0; i < 200; i++) b.recordFailure("k", "k");
-    expect(b.state("k").value).toBe("closed");
+  it(`opens at the largest threshold, ${MAX_FAILURES_KEPT} (no more failures are kept)`, () => {
     const { b: atCap } = setup({ ...BreakerConfig.deployment(), failureThreshold: MAX_FAILURES_KEPT });
     for (let i = 0; i < MAX_FAILURES_KEPT; i++) atCap.recordFailure("k", "k");
     expect(atCap.state("k").value).toBe("open");

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BreakerConfig, BreakerConfigError, Breakers } from "../src/index.js";
+import { BreakerConfig, BreakerConfigError, Breakers, MAX_FAILURES_KEPT } from "../src/index.js";
 
 describe("BreakerConfig", () => {
   it("has the spec's defaults", () => {
@@ -19,5 +19,13 @@ describe("BreakerConfig", () => {
     expect(() => new Breakers("deployment", { ...ok, openForMs: Number.NaN })).toThrow(/openForMs/);
     expect(() => new Breakers("deployment", { ...ok, minSources: 1.5 })).toThrow(/minSources/);
     expect(() => BreakerConfig.validate({ ...ok, minSources: 0 })).toThrow(BreakerConfigError);
+  });
+
+  it("rejects a threshold no breaker could reach (only the last 64 failures are kept)", () => {
+    const ok = BreakerConfig.deployment();
+    expect(BreakerConfig.validate({ ...ok, failureThreshold: MAX_FAILURES_KEPT }).failureThreshold).toBe(64);
+    expect(() => BreakerConfig.validate({ ...ok, failureThreshold: MAX_FAILURES_KEPT + 1 })).toThrow(
+      /failureThreshold must be an integer from 1 to 64/,
+    );
   });
 });

@@ -21,7 +21,6 @@ const outOfRange = (what: string) => (iss: { input?: unknown }) =>
 
 const U32_MAX = 4_294_967_295;
 const U64_LIMIT = 2 ** 64; // the first value beyond u64
-const F32_MAX = 3.4028234663852886e38;
 
 const isUnsigned = (max: number) => (n: number) => Number.isInteger(n) && n >= 0 && n <= max;
 
@@ -97,7 +96,8 @@ export const RetryConfigSchema = z
     { error: (iss) => `invalid type: ${show(iss.input)}, expected a retry_config object` },
   )
   .transform((w, ctx): RetryConfig => {
-    if (!(Math.abs(w.max_delay_s) <= F32_MAX) || w.max_delay_s < 0) {
+    // As the f32 it becomes: Math.fround rounds to nearest, so 3.4028235e38 is f32::MAX, not inf.
+    if (!Number.isFinite(Math.fround(w.max_delay_s)) || w.max_delay_s < 0) {
       ctx.issues.push({ code: "custom", message: MAX_DELAY_OUT_OF_RANGE, input: w.max_delay_s });
       return z.NEVER;
     }

@@ -1,6 +1,9 @@
 import type { Clock } from "./clock.js";
 import { DeadlineExceededError } from "./errors.js";
 
+/** The longest delay `setTimeout` honours (2^31 - 1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** One signal that aborts when the caller's does or when the deadline passes; `dispose` stops the timer. */
 export interface SignalScope {
   readonly signal: AbortSignal;
@@ -18,8 +21,10 @@ export function signalScope(parent: AbortSignal | undefined, deadlineMs: number 
     const arm = () => {
       const remaining = deadlineMs - clock.now();
       if (remaining <= 0) controller.abort(new DeadlineExceededError(deadlineMs));
+      // an infinite deadline needs no timer; a far one waits in steps setTimeout can hold (it cuts longer to 1 ms)
       // the timer's rejection only means the scope was disposed first
-      else clock.sleep(remaining, timer.signal).then(arm, () => {});
+      else if (Number.isFinite(remaining))
+        clock.sleep(Math.min(remaining, MAX_TIMER_MS), timer.signal).then(arm, () => {});
     };
     arm();
   }

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { DeadlineExceededError } from "../src/index.js";
+import { describe, expect, it, vi } from "vitest";
+import { DeadlineExceededError, systemClock } from "../src/index.js";
 import { ManualClock } from "../src/manual-clock.js";
 import { signalScope } from "../src/scope.js";
 
@@ -51,5 +51,22 @@ describe("signalScope", () => {
     parent.abort();
     await clock.advance(1000);
     expect(scope.signal.aborted).toBe(false);
+  });
+
+  it("an infinite or far deadline arms no timer that setTimeout would cut to 1 ms", async () => {
+    const spy = vi.spyOn(globalThis, "setTimeout");
+    const far = systemClock.now() + 40 * 24 * 3600 * 1000; // past setTimeout's 2^31 - 1 ms limit
+    const scopes = [Number.POSITIVE_INFINITY, far].map((d) => signalScope(undefined, d, systemClock));
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const delays = spy.mock.calls.map((call) => call[1]);
+      expect(delays.every((ms) => ms === undefined || ms <= 2 ** 31 - 1)).toBe(true);
+      // one wait of our own plus at most one timer per scope, not a 1 ms spin
+      expect(spy.mock.calls.length).toBeLessThanOrEqual(3);
+      expect(scopes.map((s) => s.signal.aborted)).toEqual([false, false]);
+    } finally {
+      for (const s of scopes) s.dispose();
+      spy.mockRestore();
+    }
   });
 });
