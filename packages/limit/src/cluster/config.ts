@@ -203,6 +203,19 @@ function text(field: keyof LimiterOptions, value: string | undefined, fallback: 
   return value;
 }
 
+// A pod id is a field name in the store's hashes: `w<n>` would be a window's field, and `L:<pod>`
+// another pod's rate lease, so a release of such a pod would delete data that is not its own.
+function podIdOf(value: string | undefined): string {
+  const pod = text("podId", value, defaultPodId);
+  if (/^w\d+$/.test(pod) || pod.startsWith("L:")) {
+    throw new InvalidOptionError(
+      "podId",
+      `${JSON.stringify(pod)} would clash with the store's own fields (w<n>, L:<pod>)`,
+    );
+  }
+  return pod;
+}
+
 /** Fills the defaults and rejects out-of-range options with InvalidOptionError. */
 export function resolveOptions(options: LimiterOptions = {}): ResolvedOptions {
   const { onStoreUnavailable = LIMITER_DEFAULTS.onStoreUnavailable, lastMile = LIMITER_DEFAULTS.lastMile } =
@@ -215,7 +228,7 @@ export function resolveOptions(options: LimiterOptions = {}): ResolvedOptions {
   }
   return {
     service: text("service", options.service, () => LIMITER_DEFAULTS.service),
-    podId: text("podId", options.podId, defaultPodId),
+    podId: podIdOf(options.podId),
     onStoreUnavailable,
     lastMile,
     heartbeatMs: positive("heartbeatMs", options.heartbeatMs, LIMITER_DEFAULTS.heartbeatMs),

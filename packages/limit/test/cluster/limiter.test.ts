@@ -138,6 +138,12 @@ describe("bad input", () => {
     expect(() => new Limiter({ onStoreUnavailable: "panic" as "allow" })).toThrow(/onStoreUnavailable/);
   });
 
+  it("rejects a pod id that would clash with the store's own hash fields", () => {
+    // releasing pod "w1" would delete window 1 of every rate key; pod "L:x" would take pod x's lease
+    for (const podId of ["w1", "w12", "L:x"]) expect(() => new Limiter({ podId })).toThrow(/podId/);
+    for (const podId of ["w", "w1a", "web-1", "xL:"]) expect(new Limiter({ podId }).podId).toBe(podId);
+  });
+
   it("check before start works (kick-driven syncs only); after shutdown it rejects", async () => {
     const { limiter } = limiterOn();
     limiter.setPolicy("k", FIXED_10);
