@@ -1,6 +1,6 @@
 import type { Clock } from "../clock/clock.js";
 import { coarseClock } from "../clock/coarse-clock.js";
-import { sleep } from "../clock/sleep.js";
+import { acquireLoop, type Waiter } from "./acquire-loop.js";
 import type { RateLimitedInfo } from "./errors.js";
 import type { Meter } from "./meter.js";
 import type { LocalAcquireOptions, LocalLimiterMetrics, LocalLimiterOptions } from "./metrics.js";
@@ -91,22 +91,10 @@ export class MultiRateLimiter {
    * time (forever, with no timer, for a tier that can never admit). Rejects only on abort.
    */
   async acquireFor(only: readonly string[], opts: LocalAcquireOptions = {}): Promise<Permit> {
-    const signal = opts.signal;
-    signal?.throwIfAborted();
-    let startedAt = -1;
-    for (;;) {
+    return acquireLoop(this.waiter(), 1, opts.signal, () => {
       const blocked = this.reserveAll(only);
-      if (blocked === null) {
-        if (startedAt >= 0) this.metrics?.waitTime?.(this.name, this.clock.monoMs() - startedAt);
-        this.metrics?.acquired?.(this.name, 1);
-        return PERMIT;
-      }
-      if (startedAt < 0) {
-        startedAt = this.clock.monoMs();
-        this.metrics?.throttled?.(this.name, "waited");
-      }
-      await sleep(this.clock, ceilWait(blocked.retryAfterMs), signal);
-    }
+      return blocked === null ? undefined : ceilWait(blocked.retryAfterMs);
+    });
   }
 
   // Null when every applicable tier was charged; else the refusal, with earlier tiers refunded.
@@ -135,5 +123,10 @@ export class MultiRateLimiter {
       if (tier.cost === 0 || (filter && !only.includes(tier.name))) continue;
       tier.meter.credit(tier.cost, this.epochs[i]!);
     }
+  }
+
+  /** Who waits in `acquireLoop`, for its metrics. */
+  private waiter(): Waiter {
+    return { clock: this.clock, metrics: this.metrics, name: this.name };
   }
 }

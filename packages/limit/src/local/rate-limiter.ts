@@ -1,6 +1,6 @@
 import { type Clock, NEVER } from "../clock/clock.js";
 import { coarseClock } from "../clock/coarse-clock.js";
-import { sleep } from "../clock/sleep.js";
+import { acquireLoop, type Waiter } from "./acquire-loop.js";
 import type { Meter, MeterStatus } from "./meter.js";
 import type { LocalAcquireOptions, LocalLimiterMetrics, LocalLimiterOptions } from "./metrics.js";
 import { PERMIT, type Permit } from "./permit.js";
@@ -80,21 +80,9 @@ export class RateLimiter implements Meter {
    */
   async acquireN(cost: number, opts: LocalAcquireOptions = {}): Promise<Permit> {
     checkCost(cost, "RateLimiter.acquireN");
-    const signal = opts.signal;
-    signal?.throwIfAborted();
-    let startedAt = -1;
-    for (;;) {
-      if (this.debit(cost)) {
-        if (startedAt >= 0) this.metrics?.waitTime?.(this.name, this.clock.monoMs() - startedAt);
-        this.metrics?.acquired?.(this.name, cost);
-        return PERMIT;
-      }
-      if (startedAt < 0) {
-        startedAt = this.clock.monoMs();
-        this.metrics?.throttled?.(this.name, "waited");
-      }
-      await sleep(this.clock, this.waitFor(cost), signal);
-    }
+    return acquireLoop(this.waiter(), cost, opts.signal, () =>
+      this.debit(cost) ? undefined : this.waitFor(cost),
+    );
   }
 
   /** Whole tokens available now (never below 0). */
@@ -160,5 +148,10 @@ export class RateLimiter implements Meter {
     if (cost > this.capacity) return NEVER;
     const ms = (cost - this.tokens) / this.refillPerMs;
     return Number.isFinite(ms) ? Math.max(1, ceilWait(ms)) : NEVER;
+  }
+
+  /** Who waits in `acquireLoop`, for its metrics. */
+  private waiter(): Waiter {
+    return { clock: this.clock, metrics: this.metrics, name: this.name };
   }
 }

@@ -1,6 +1,6 @@
 import { type Clock, NEVER } from "../clock/clock.js";
 import { coarseClock } from "../clock/coarse-clock.js";
-import { sleep } from "../clock/sleep.js";
+import { acquireLoop, type Waiter } from "./acquire-loop.js";
 import type { Meter, MeterStatus } from "./meter.js";
 import type { LocalAcquireOptions, LocalLimiterMetrics, LocalLimiterOptions } from "./metrics.js";
 import { PERMIT, type Permit } from "./permit.js";
@@ -78,23 +78,12 @@ export class WindowedRateLimiter implements Meter {
   /** Waits for the window that has room for `cost`; a cost above the limit waits forever (no timer). */
   async acquireN(cost: number, opts: LocalAcquireOptions = {}): Promise<Permit> {
     checkCost(cost, "WindowedRateLimiter.acquireN");
-    const signal = opts.signal;
-    signal?.throwIfAborted();
-    let startedAt = -1;
-    for (;;) {
+    return acquireLoop(this.waiter(), cost, opts.signal, () => {
       const now = this.clock.monoMs();
-      if (this.debit(cost, now) !== null) {
-        if (startedAt >= 0) this.metrics?.waitTime?.(this.name, now - startedAt);
-        this.metrics?.acquired?.(this.name, cost);
-        return PERMIT;
-      }
-      if (startedAt < 0) {
-        startedAt = now;
-        this.metrics?.throttled?.(this.name, "waited");
-      }
+      if (this.debit(cost, now) !== null) return undefined;
       const wait = cost > this.limit ? NEVER : this.timeUntilReset(now);
-      await sleep(this.clock, Number.isFinite(wait) ? Math.max(1, ceilWait(wait)) : NEVER, signal);
-    }
+      return Number.isFinite(wait) ? Math.max(1, ceilWait(wait)) : NEVER;
+    });
   }
 
   /** Units spent in the current window. */
@@ -171,5 +160,10 @@ export class WindowedRateLimiter implements Meter {
   private timeUntilReset(now: number): number {
     const at = this.windowStart + this.windowMs;
     return Number.isFinite(at) ? Math.max(0, at - now) : NEVER;
+  }
+
+  /** Who waits in `acquireLoop`, for its metrics. */
+  private waiter(): Waiter {
+    return { clock: this.clock, metrics: this.metrics, name: this.name };
   }
 }
