@@ -151,6 +151,43 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       expect(await rawCommand(server.port, ["HEXISTS", key, "L:b"])).toBe(":0\r\n");
     });
 
+    it("keeps a unit for the replica waiting longest (turns), like MemoryStore; release drops the turn", async () => {
+      const key = "rl2:{turns:case}:0000000000000001";
+      const memory = new MemoryStore();
+      const second: WindowSpec[] = [{ limit: 2, windowMs: 1000, burst: 2 }];
+      const ask = (pod: string, now: number, over: Partial<RateRequest> = {}) =>
+        rate(key, { pod, windows: second, need: 1, leaseTtlMs: 6000, ...over });
+      const steps: Array<[number, RateRequest]> = [
+        [T0, ask("x", T0, { hits: 2, need: 0 })], // fills the second
+        [T0 + 1, ask("b", T0 + 1)], // none left: ticket 1
+        [T0 + 2, ask("c", T0 + 2)], // ticket 2
+        [T0 + 1001, ask("c", T0 + 1001)], // new second: one unit kept for b, c takes the other
+        [T0 + 1002, ask("d", T0 + 1002, { need: 2 })], // b's unit is not d's: ticket 3
+        [T0 + 1003, ask("b", T0 + 1003)], // b, first in line, takes its unit
+      ];
+      const got: number[][][] = [[], []];
+      for (const [i, s] of [store, memory].entries()) {
+        for (const [now, request] of steps) {
+          const r = (await s.round({ now, releases: [], rates: [request], concurrency: [] })).rates[0]!;
+          got[i]!.push([r.others, r.avail, r.direct]);
+        }
+      }
+      expect(got[0]).toEqual(got[1]);
+      expect(got[0]!.slice(1).map(([others, , direct]) => [others, direct])).toEqual([
+        [0, 0],
+        [1, 0],
+        [1, 1],
+        [1, 0],
+        [0, 1],
+      ]);
+      const hash = parseHash(await rawCommand(server.port, ["HGETALL", key]));
+      expect(hash.get("q")).toBe("4");
+      expect(hash.get("Q:d")).toBe(`3:${T0 + 1002 + 2000}`);
+      expect(hash.has("Q:b") || hash.has("Q:c")).toBe(false);
+      await store.round({ now: T0 + 1004, releases: [{ key, pod: "d" }], rates: [], concurrency: [] });
+      expect(await rawCommand(server.port, ["HEXISTS", key, "Q:d"])).toBe(":0\r\n");
+    });
+
     it("writes the layout of spec 3.4: windows, leases, TTLs, registry", async () => {
       const key = "rl2:{layout:case}:0000000000000001";
       const cc = "cc2:{layout:case}:3";

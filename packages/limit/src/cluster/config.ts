@@ -203,14 +203,15 @@ function text(field: keyof LimiterOptions, value: string | undefined, fallback: 
   return value;
 }
 
-// A pod id is a field name in the store's hashes: `w<n>` would be a window's field, and `L:<pod>`
-// another pod's rate lease, so a release of such a pod would delete data that is not its own.
+// A pod id is a field name in the store's hashes: `w<n>` would be a window's field, `q` the ticket
+// counter, `L:<pod>` and `Q:<pod>` another pod's lease and turn, so a release of such a pod would
+// delete data that is not its own.
 function podIdOf(value: string | undefined): string {
   const pod = text("podId", value, defaultPodId);
-  if (/^w\d+$/.test(pod) || pod.startsWith("L:")) {
+  if (/^w\d+$/.test(pod) || pod === "q" || pod.startsWith("L:") || pod.startsWith("Q:")) {
     throw new InvalidOptionError(
       "podId",
-      `${JSON.stringify(pod)} would clash with the store's own fields (w<n>, L:<pod>)`,
+      `${JSON.stringify(pod)} would clash with the store's own fields (w<n>, q, L:<pod>, Q:<pod>)`,
     );
   }
   return pod;

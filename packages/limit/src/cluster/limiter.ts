@@ -885,6 +885,8 @@ export class Limiter {
     if (k.syncing) return false;
     if (k.wanted || k.waiters > 0) return true;
     if (this.opensAfterUse(k, now)) return true;
+    // Exhausted with nothing to push: the store said when a unit frees, asking sooner gets nothing.
+    if (now < k.exhaustedUntil && k.admitted <= k.pushed && k.oldA < 0) return false;
     const since = now - k.lastSync;
     if (k.admitted <= k.pushed && k.oldA < 0 && k.denied === 0) {
       const unused = k.unused();
@@ -1000,7 +1002,17 @@ export class Limiter {
       for (let i = 0; i < k.windows.length; i++) {
         ms = Math.max(ms, retryAfterMs(k.alg, k.windows[i]!, reply.windows[i]!, t, reserved));
       }
-      k.exhaustedUntil = recv + Math.min(Math.max(ms, 1), k.policy.syncIntervalMs);
+      let wait = Math.min(Math.max(ms, 1), k.policy.syncIntervalMs);
+      // Extension: a fixed window (code 0) with no unit left frees none before it ends, whoever holds
+      // credit, so waiting for its end is exact and saves a round trip every syncIntervalMs.
+      if (k.alg === 0) {
+        for (let i = 0; i < k.windows.length; i++) {
+          const w = k.windows[i]!;
+          const st = reply.windows[i]!;
+          if (free(0, w, st, t) < 1) wait = Math.max(wait, retryAfterMs(0, w, st, t, 0));
+        }
+      }
+      k.exhaustedUntil = recv + wait;
     } else {
       k.exhaustedUntil = Number.NEGATIVE_INFINITY;
     }

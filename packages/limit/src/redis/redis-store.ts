@@ -67,7 +67,7 @@ export class RedisStore implements Store {
 
     const commands: RedisCommand[] = [];
     for (const r of request.releases) {
-      commands.push({ key: r.key, args: ["HDEL", r.key, `L:${r.pod}`, r.pod] });
+      commands.push({ key: r.key, args: ["HDEL", r.key, `L:${r.pod}`, `Q:${r.pod}`, r.pod] });
     }
     for (const r of rates) {
       const tail: string[] = [];

@@ -69,7 +69,8 @@ export type RateArg =
   | "tOld";
 
 /**
- * Rate: push hits, keep or give back credit, grant a fair share, admit waiters directly.
+ * Rate: push hits, keep or give back credit, grant a fair share, admit waiters directly; replicas left
+ * waiting take a ticket, and one unit stays held for each older ticket (store/turns.ts).
  * After the named ARGV slots come limit, windowMs, burst of each window.
  * Reply: [now, kept, avail, granted, direct, others, then idx, cur, prev, tat per window].
  */
@@ -158,13 +159,25 @@ local function usage(s, i, t)
   return s[3] * (1 - pos / w) + s[2]
 end
 
--- 1. read windows and leases; expired leases go
+-- 1. read windows, leases and turns; expired leases and turns go
 local fields = redis.call('HGETALL', key)
 local stored, nstored = {}, 0
 local mineLive, mine, others = false, 0, 0
+local myTicket, tickets, nextTicket = nil, {}, 1
 for f = 1, #fields, 2 do
   local name, value = fields[f], fields[f + 1]
-  if string.sub(name, 1, 2) == 'L:' then
+  if name == 'q' then
+    nextTicket = tonumber(value) or 1
+  elseif string.sub(name, 1, 2) == 'Q:' then
+    local ticket, expiry = readLease(value)
+    if ticket == nil or expiry == nil or expiry <= now then
+      redis.call('HDEL', key, name)
+    elseif string.sub(name, 3) == pod then
+      myTicket = ticket
+    else
+      tickets[#tickets + 1] = ticket
+    end
+  elseif string.sub(name, 1, 2) == 'L:' then
     local credit, expiry = readLease(value)
     if credit == nil or expiry == nil or expiry <= now then
       redis.call('HDEL', key, name)
@@ -182,6 +195,12 @@ for f = 1, #fields, 2 do
     end
   end
 end
+-- one unit stays held for each replica that has waited longer (an older ticket) than this one
+local ahead = 0
+for _, ticket in ipairs(tickets) do
+  if myTicket == nil or ticket < myTicket then ahead = ahead + 1 end
+end
+others = math.min(others + ahead, COUNT_MAX)
 -- windows written for another set of windows start over
 local reset = nstored ~= nw
 local states = {}
@@ -242,6 +261,16 @@ if held > 0 then
   redis.call('HSET', key, 'L:' .. pod, fmt(held) .. ':' .. fmt(now + ttl))
 else
   redis.call('HDEL', key, 'L:' .. pod)
+end
+-- served: back of the line next time; unserved with requests waiting: take (or keep) a ticket
+if granted + direct > 0 then
+  if myTicket ~= nil then redis.call('HDEL', key, 'Q:' .. pod) end
+elseif need > 0 then
+  if myTicket == nil then
+    myTicket = nextTicket
+    redis.call('HSET', key, 'q', fmt(nextTicket + 1))
+  end
+  redis.call('HSET', key, 'Q:' .. pod, fmt(myTicket) .. ':' .. fmt(now + ttl / 3))
 end
 redis.call('PEXPIRE', key, string.format('%d', math.floor(2 * largest + ttl + 1000)))
 return reply

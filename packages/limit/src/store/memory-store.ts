@@ -4,6 +4,7 @@ import { systemClock } from "../clock/system-clock.js";
 import { apply, applyPast, COUNT_MAX, capacity, emptyWindow, saturatingAdd, usage } from "./algorithm.js";
 import { StoreUnavailableError } from "./errors.js";
 import { grantStep } from "./grant.js";
+import { type Turn, turnsAhead, turnTtlMs } from "./turns.js";
 import { normalizeConcurrency, normalizeHeartbeat, normalizeRate, rateKeyTtlMs } from "./request.js";
 import type {
   ConcurrencyReply,
@@ -27,6 +28,9 @@ interface Lease {
 interface RateEntry {
   windows: WindowState[];
   leases: Map<string, Lease>;
+  /** Replicas waiting for freed units, and the next ticket (Redis: fields `Q:<pod>` and `q`). */
+  turns: Map<string, Turn>;
+  nextTicket: number;
   /** Store ms after which the key is gone, as PEXPIRE would drop it. */
   expiresAt: number;
 }
@@ -106,7 +110,7 @@ export class MemoryStore implements Store {
     this.tick(now);
     let entry = this.liveRate(req.key, now);
     if (!entry) {
-      entry = { windows: [], leases: new Map(), expiresAt: now };
+      entry = { windows: [], leases: new Map(), turns: new Map(), nextTicket: 1, expiresAt: now };
       this.rateKeys.set(req.key, entry);
     }
     // A hash written for another set of windows (a hash collision of configs) starts over.
@@ -115,6 +119,8 @@ export class MemoryStore implements Store {
     const states = entry.windows;
 
     const held = collectLeases(entry.leases, req.pod, now);
+    // one unit stays held for each replica that has waited longer than this one
+    held.others = saturatingAdd(held.others, turnsAhead(entry.turns, req.pod, now));
     for (let i = 0; i < windows.length; i++) {
       const spec = windows[i]!;
       const st = states[i]!;
@@ -129,6 +135,11 @@ export class MemoryStore implements Store {
     const avail = Math.floor(low);
     const kept = held.mineLive ? Math.min(req.unused, held.mine) : Math.min(req.unused, Math.max(avail, 0));
     const { granted, direct } = grantStep(avail - kept, req.want, req.need, req.allowance, req.replicas);
+    if (granted + direct > 0) entry.turns.delete(req.pod);
+    else if (req.need > 0) {
+      const ticket = entry.turns.get(req.pod)?.ticket ?? entry.nextTicket++;
+      entry.turns.set(req.pod, { ticket, expiry: now + turnTtlMs(req.leaseTtlMs) });
+    }
     if (direct > 0) {
       for (let i = 0; i < windows.length; i++) apply(alg, windows[i]!, states[i]!, now, direct);
     }
@@ -193,7 +204,10 @@ export class MemoryStore implements Store {
   /** Drops `pod`'s lease fields (rate and concurrency) from `key`. */
   release(key: string, pod: string): void {
     const rate = this.rateKeys.get(key);
-    if (rate) rate.leases.delete(pod);
+    if (rate) {
+      rate.leases.delete(pod);
+      rate.turns.delete(pod);
+    }
     const slots = this.slotKeys.get(key);
     if (slots) {
       slots.leases.delete(pod);

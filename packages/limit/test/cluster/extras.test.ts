@@ -119,36 +119,28 @@ describe("never over, per-minute and per-hour limits", () => {
 describe("no starvation of a quiet replica", () => {
   const pick: ReplicaPicker = (_i, _n, rng) => (rng.chance(0.01) ? 3 : rng.int(0, 2));
 
-  // A key used in a window and out of credit syncs as the next window opens, so with fixed windows
-  // the replica with 1 % of the requests asks for each fresh budget alongside the busy ones.
-  for (const seed of [101, 102, 103]) {
-    it(`fixed_window: a replica with 1 % of the traffic admits every second at 10x load (seed ${seed})`, async () => {
-      const sim = await Simulation.create({
-        replicas: 4,
-        rateLimits: { algorithm: "fixed_window", requestsPerSecond: 100 },
+  // Fixed windows: a key used in a window and out of credit syncs as the next one opens, alongside the
+  // busy replicas. Sliding windows and buckets free units continuously: a replica left waiting takes a
+  // ticket in the store, and the busy ones must leave it a unit (store/turns.ts).
+  for (const algorithm of ["fixed_window", "sliding_window", "token_bucket"] as const) {
+    for (const seed of [101, 102, 103]) {
+      it(`${algorithm}: a replica with 1 % of the traffic admits every second at 10x load (seed ${seed})`, async () => {
+        const sim = await Simulation.create({ replicas: 4, rateLimits: { algorithm, requestsPerSecond: 100 } });
+        const r = await sim.drive({ durationMs: 20_000, rate: 1000, seed, pick });
+        const quiet = middleWindows(r.windows).map((w) => w.byReplica[3]!);
+        for (const n of quiet) expect(n).toBeGreaterThan(0);
+        if (algorithm !== "fixed_window") {
+          // about 10 requests a second reach it; its ticket gets it at least a quarter of them
+          expect(quiet.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(0.25 * 10 * quiet.length);
+        }
+        if (algorithm === "token_bucket") return; // a bucket's burst is not a per-second count
+        // the key is new to every replica in the first window: unreserved cold shares (10 each) may show
+        // there (README, "Notes"); every later window holds the limit exactly
+        const [first, ...rest] = r.windows;
+        expect(first!.admitted).toBeLessThanOrEqual(100 + 4 * 10);
+        for (const w of rest) expect(w.admitted).toBeLessThanOrEqual(100);
       });
-      const r = await sim.drive({ durationMs: 20_000, rate: 1000, seed, pick });
-      const quiet = middleWindows(r.windows).map((w) => w.byReplica[3]!);
-      for (const n of quiet) expect(n).toBeGreaterThan(0);
-      // the key is new to every replica in the first window: unreserved cold shares (10 each) may show
-      // there (README, "Notes"); every later window holds the limit exactly
-      const [first, ...rest] = r.windows;
-      expect(first!.admitted).toBeLessThanOrEqual(100 + 4 * 10);
-      for (const w of rest) expect(w.admitted).toBeLessThanOrEqual(100);
-    });
-  }
-
-  // Sliding windows and buckets free capacity continuously, and it goes to whoever asks first: the
-  // quiet replica keeps admitting but can miss a second when all of its few requests come too late.
-  for (const algorithm of ["sliding_window", "token_bucket"] as const) {
-    it(`${algorithm}: a replica with 1 % of the traffic keeps admitting at 10x load`, async () => {
-      const sim = await Simulation.create({ replicas: 4, rateLimits: { algorithm, requestsPerSecond: 100 } });
-      const r = await sim.drive({ durationMs: 20_000, rate: 1000, seed: 101, pick });
-      const quiet = middleWindows(r.windows).map((w) => w.byReplica[3]!);
-      for (let i = 0; i + 2 < quiet.length; i++)
-        expect(quiet[i]! + quiet[i + 1]! + quiet[i + 2]!).toBeGreaterThan(0);
-      expect(quiet.filter((n) => n > 0).length).toBeGreaterThanOrEqual(0.6 * quiet.length);
-    });
+    }
   }
 });
 
@@ -175,13 +167,15 @@ describe("store round trips do not grow with load", () => {
         `${algorithm} round trips per replica per second: 1x ${x1}, 10x ${x10}, 100x ${x100}, 1000x ${x1000}`,
       );
       expect(x1).toBeGreaterThan(0);
-      // the key turns busy between 1x and 10x (syncs every syncIntervalMs, kicks when out of credit); after
-      // that, 100x the requests cost no more round trips
+      // past the limit, 10x, 100x and 1000x the requests cost the same round trips
       expect(x100).toBeLessThanOrEqual(x10 * 1.1);
       expect(x1000).toBeLessThanOrEqual(x10 * 1.1);
-      // bounded by the protocol whatever the load: scheduled syncs (1000 / syncIntervalMs) plus at most
-      // as many kicks, plus heartbeats and one window-opening sync
-      for (const x of [x1, x10, x100, x1000]) expect(x).toBeLessThanOrEqual(2 * (1000 / 100) + 5);
+      // a full fixed window waits for its end without asking: 1x (at the limit) costs about as much
+      if (algorithm === "fixed_window") expect(x100).toBeLessThanOrEqual(x1 * 1.3);
+      // a sliding window frees a unit every 20 ms; an exhausted replica asks again once N - 1 more are
+      // free (about 1000 x 50 / 3 a second at most), besides scheduled syncs (1000 / syncIntervalMs),
+      // heartbeats and one window-opening sync
+      for (const x of [x1, x10, x100, x1000]) expect(x).toBeLessThanOrEqual(1000 / 100 + 50 / 3 + 5);
     });
 
     it(`${algorithm}: a quiet load (below the limit) costs about one round trip a second`, async () => {

@@ -104,7 +104,7 @@ describe("RedisStore", () => {
       ["EVALSHA", "cc2:{s:k}:3"],
       ["EVALSHA", "rl2:{s}:pods"],
     ]);
-    expect(round[0]!.args).toEqual(["HDEL", "cc2:{s:k}:3", "L:old", "old"]);
+    expect(round[0]!.args).toEqual(["HDEL", "cc2:{s:k}:3", "L:old", "Q:old", "old"]);
     expect(round[1]!.args).toEqual([
       "EVALSHA",
       RATE_SHA,

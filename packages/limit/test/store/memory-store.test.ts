@@ -177,6 +177,56 @@ describe("MemoryStore rate (spec 5 cases)", () => {
   });
 });
 
+describe("MemoryStore turns (extension: the longest-waiting replica goes first)", () => {
+  const second = [{ limit: 2, windowMs: 1000, burst: 2 }];
+  const ask = (pod: string, over: Partial<RateRequest> = {}) =>
+    rate({ pod, windows: second, need: 1, leaseTtlMs: 6000, ...over }); // turns last 2 s
+
+  it("holds one unit per older ticket against younger askers, grants included", () => {
+    const store = new MemoryStore();
+    store.rate(ask("x", { hits: 2, need: 0 }), T0);
+    expect(store.rate(ask("b"), T0 + 1)).toMatchObject({ others: 0, direct: 0 });
+    expect(store.rate(ask("c", { want: 10 }), T0 + 2)).toMatchObject({ others: 1, direct: 0 });
+    // next second: 2 free, b is first in line, so c (and a newcomer) see one of them held
+    expect(store.rate(ask("d", { want: 10, need: 0 }), T0 + 1001)).toMatchObject({ others: 2, avail: 0, granted: 0 });
+    expect(store.rate(ask("c", { want: 10, replicas: 1, allowance: 1 }), T0 + 1002)).toMatchObject({
+      others: 1,
+      avail: 1,
+      granted: 1,
+      direct: 0,
+    });
+    // b, first in line, takes the unit kept for it (others: c's lease of 1)
+    expect(store.rate(ask("b"), T0 + 1003)).toMatchObject({ others: 1, avail: 1, direct: 1 });
+  });
+
+  it("a ticket without a request to take it lapses after a third of the lease", () => {
+    const store = new MemoryStore();
+    store.rate(ask("x", { hits: 2, need: 0 }), T0);
+    store.rate(ask("b", { leaseTtlMs: 3000 }), T0 + 1); // ticket, expiry T0 + 1 + 1000
+    expect(store.rate(ask("c", { need: 0 }), T0 + 1000).others).toBe(1);
+    expect(store.rate(ask("c", { need: 0 }), T0 + 1001).others).toBe(0);
+  });
+
+  it("keeps the place of a replica asking again unserved, and a served one goes to the back", () => {
+    const store = new MemoryStore();
+    store.rate(ask("x", { hits: 2, need: 0 }), T0);
+    store.rate(ask("b"), T0 + 1); // ticket 1
+    store.rate(ask("c"), T0 + 2); // ticket 2
+    store.rate(ask("b"), T0 + 900); // still waiting: keeps ticket 1, expiry renewed
+    expect(store.rate(ask("c", { need: 0 }), T0 + 1500).others).toBe(1);
+    expect(store.rate(ask("b"), T0 + 1501).direct).toBe(1); // served: its ticket goes
+    expect(store.rate(ask("b", { need: 0 }), T0 + 1502).others).toBe(1); // now c is ahead of b
+  });
+
+  it("release drops the pod's turn", async () => {
+    const store = new MemoryStore();
+    store.rate(ask("x", { hits: 2, need: 0 }), T0);
+    store.rate(ask("b"), T0 + 1);
+    await store.round({ now: T0 + 2, releases: [{ key: rate().key, pod: "b" }], rates: [], concurrency: [] });
+    expect(store.rate(ask("c", { need: 0 }), T0 + 3).others).toBe(0);
+  });
+});
+
 describe("MemoryStore concurrency (spec 5 cases)", () => {
   it("counts absolute reports, admits a waiter, and frees slots when leases expire", () => {
     const store = new MemoryStore();

@@ -1,0 +1,26 @@
+/**
+ * Turns (extension to specs/limiter-protocol.md 3.5): a replica that asked for units and got none
+ * takes a ticket; every replica must leave one unit per older ticket, so freed units reach the
+ * replicas that have waited longest instead of whoever syncs most often (no starvation of a replica
+ * with little traffic on a sliding window or a token bucket).
+ */
+
+/** A waiting replica's place: its ticket (lower goes first) and when it gives the place up (store ms). */
+export interface Turn {
+  ticket: number;
+  expiry: number;
+}
+
+/** A waiting replica keeps its place this long after its last unanswered ask: a third of the lease. */
+export function turnTtlMs(leaseTtlMs: number): number {
+  return leaseTtlMs / 3;
+}
+
+/** Drops expired turns; returns how many other replicas hold a ticket older than `pod`'s. */
+export function turnsAhead(turns: Map<string, Turn>, pod: string, now: number): number {
+  for (const [owner, turn] of turns) if (turn.expiry <= now) turns.delete(owner);
+  const mine = turns.get(pod)?.ticket ?? Number.POSITIVE_INFINITY;
+  let ahead = 0;
+  for (const [owner, turn] of turns) if (owner !== pod && turn.ticket < mine) ahead++;
+  return ahead;
+}
