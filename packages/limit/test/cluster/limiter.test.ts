@@ -141,8 +141,10 @@ describe("bad input", () => {
   it("rejects a pod id that would clash with the store's own hash fields", () => {
     // releasing pod "w1" would delete window 1 of every rate key; pod "L:x" would take pod x's lease,
     // "Q:x" its turn, "q" the ticket counter
-    for (const podId of ["w1", "w12", "L:x", "Q:x", "q"]) expect(() => new Limiter({ podId })).toThrow(/podId/);
-    for (const podId of ["w", "w1a", "web-1", "xL:", "qq", "Q"]) expect(new Limiter({ podId }).podId).toBe(podId);
+    for (const podId of ["w1", "w12", "L:x", "Q:x", "q"])
+      expect(() => new Limiter({ podId })).toThrow(/podId/);
+    for (const podId of ["w", "w1a", "web-1", "xL:", "qq", "Q"])
+      expect(new Limiter({ podId }).podId).toBe(podId);
   });
 
   it("check before start works (kick-driven syncs only); after shutdown it rejects", async () => {

@@ -188,7 +188,11 @@ describe("MemoryStore turns (extension: the longest-waiting replica goes first)"
     expect(store.rate(ask("b"), T0 + 1)).toMatchObject({ others: 0, direct: 0 });
     expect(store.rate(ask("c", { want: 10 }), T0 + 2)).toMatchObject({ others: 1, direct: 0 });
     // next second: 2 free, b is first in line, so c (and a newcomer) see one of them held
-    expect(store.rate(ask("d", { want: 10, need: 0 }), T0 + 1001)).toMatchObject({ others: 2, avail: 0, granted: 0 });
+    expect(store.rate(ask("d", { want: 10, need: 0 }), T0 + 1001)).toMatchObject({
+      others: 2,
+      avail: 0,
+      granted: 0,
+    });
     expect(store.rate(ask("c", { want: 10, replicas: 1, allowance: 1 }), T0 + 1002)).toMatchObject({
       others: 1,
       avail: 1,
