@@ -28,8 +28,8 @@ interface Lease {
 interface RateEntry {
   windows: WindowState[];
   leases: Map<string, Lease>;
-  /** Replicas waiting for freed units, and the next ticket (Redis: fields `Q:<pod>` and `q`). */
-  turns: Map<string, Turn>;
+  /** Replicas waiting for freed units (made on the first ticket), and the next ticket (Redis: `Q:<pod>`, `q`). */
+  turns: Map<string, Turn> | undefined;
   nextTicket: number;
   /** Store ms after which the key is gone, as PEXPIRE would drop it. */
   expiresAt: number;
@@ -110,7 +110,7 @@ export class MemoryStore implements Store {
     this.tick(now);
     let entry = this.liveRate(req.key, now);
     if (!entry) {
-      entry = { windows: [], leases: new Map(), turns: new Map(), nextTicket: 1, expiresAt: now };
+      entry = { windows: [], leases: new Map(), turns: undefined, nextTicket: 1, expiresAt: now };
       this.rateKeys.set(req.key, entry);
     }
     // A hash written for another set of windows (a hash collision of configs) starts over.
@@ -120,7 +120,7 @@ export class MemoryStore implements Store {
 
     const held = collectLeases(entry.leases, req.pod, now);
     // one unit stays held for each replica that has waited longer than this one
-    held.others = saturatingAdd(held.others, turnsAhead(entry.turns, req.pod, now));
+    if (entry.turns) held.others = saturatingAdd(held.others, turnsAhead(entry.turns, req.pod, now));
     for (let i = 0; i < windows.length; i++) {
       const spec = windows[i]!;
       const st = states[i]!;
@@ -135,8 +135,9 @@ export class MemoryStore implements Store {
     const avail = Math.floor(low);
     const kept = held.mineLive ? Math.min(req.unused, held.mine) : Math.min(req.unused, Math.max(avail, 0));
     const { granted, direct } = grantStep(avail - kept, req.want, req.need, req.allowance, req.replicas);
-    if (granted + direct > 0) entry.turns.delete(req.pod);
+    if (granted + direct > 0) entry.turns?.delete(req.pod);
     else if (req.need > 0) {
+      entry.turns ??= new Map();
       const ticket = entry.turns.get(req.pod)?.ticket ?? entry.nextTicket++;
       entry.turns.set(req.pod, { ticket, expiry: now + turnTtlMs(req.leaseTtlMs) });
     }
@@ -206,7 +207,7 @@ export class MemoryStore implements Store {
     const rate = this.rateKeys.get(key);
     if (rate) {
       rate.leases.delete(pod);
-      rate.turns.delete(pod);
+      rate.turns?.delete(pod);
     }
     const slots = this.slotKeys.get(key);
     if (slots) {
