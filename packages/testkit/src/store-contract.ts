@@ -155,15 +155,15 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       const key = "rl2:{turns:case}:0000000000000001";
       const memory = new MemoryStore();
       const second: WindowSpec[] = [{ limit: 2, windowMs: 1000, burst: 2 }];
-      const ask = (pod: string, now: number, over: Partial<RateRequest> = {}) =>
+      const ask = (pod: string, over: Partial<RateRequest> = {}) =>
         rate(key, { pod, windows: second, need: 1, leaseTtlMs: 6000, ...over });
       const steps: Array<[number, RateRequest]> = [
-        [T0, ask("x", T0, { hits: 2, need: 0 })], // fills the second
-        [T0 + 1, ask("b", T0 + 1)], // none left: ticket 1
-        [T0 + 2, ask("c", T0 + 2)], // ticket 2
-        [T0 + 1001, ask("c", T0 + 1001)], // new second: one unit kept for b, c takes the other
-        [T0 + 1002, ask("d", T0 + 1002, { need: 2 })], // b's unit is not d's: ticket 3
-        [T0 + 1003, ask("b", T0 + 1003)], // b, first in line, takes its unit
+        [T0, ask("x", { hits: 2, need: 0 })], // fills the second
+        [T0 + 1, ask("b")], // none left: ticket 1
+        [T0 + 2, ask("c")], // ticket 2
+        [T0 + 1001, ask("c")], // new second: one unit kept for b, c takes the other
+        [T0 + 1002, ask("d", { need: 2 })], // b's unit is not d's: ticket 3
+        [T0 + 1003, ask("b")], // b, first in line, takes its unit
       ];
       const got: number[][][] = [[], []];
       for (const [i, s] of [store, memory].entries()) {

@@ -47,6 +47,8 @@ export class RateKey {
   credit = 0;
   /** Local monotonic time the credit stops being trusted. */
   validUntil = Number.NEGATIVE_INFINITY;
+  /** Store time the smallest window the credit was taken in ends (credit is not trusted past it while the store fails). */
+  creditWindowEnd = Number.POSITIVE_INFINITY;
   /** Early-sync threshold: fewer unused credits than this asks for a refill. */
   half = 0;
   wanted = false;

@@ -431,6 +431,7 @@ export class Limiter {
     k.credit = k.admitted + c0;
     k.half = Math.floor(c0 / 2);
     k.validUntil = now + CREDIT_TRUST * this.options.leaseTtlMs;
+    k.creditWindowEnd = windowEnd(t, k.minWindowMs);
     const decision = this.admit(k, cost, ALLOW_COLD);
     if (!k.syncing) void this.syncRate(k);
     return decision;
@@ -720,6 +721,17 @@ export class Limiter {
 
   // ---------------------------------------------------------------- health
 
+  /**
+   * Extension: as the store starts failing, credit is trusted only until the window it was taken in
+   * ends. Fail-static's local share knows nothing of it, so credit carried into a later window would
+   * be admitted on top of the share.
+   */
+  private distrustCredit(): void {
+    for (const k of this.rates.values()) {
+      if (!k.localOnly) k.validUntil = Math.min(k.validUntil, k.creditWindowEnd - this.offset);
+    }
+  }
+
   /** The store has been failing longer than the key's cacheTtlMs. */
   private isDegraded(tuning: KeyTuning, now: number): boolean {
     return this.failing && now - this.lastOk > tuning.cacheTtlMs;
@@ -993,6 +1005,7 @@ export class Limiter {
     if (this.options.lastMile === "local" && own === 0 && reply.avail >= 1) k.credit++;
     k.half = Math.floor((reply.kept + reply.granted) / 2);
     k.validUntil = this.phase === "closed" ? k.validUntil : s.send + CREDIT_TRUST * this.options.leaseTtlMs;
+    k.creditWindowEnd = windowEnd(t, k.minWindowMs);
     k.wanted = false;
     k.denied = 0;
     k.ewma = s.ewma;
@@ -1125,6 +1138,7 @@ export class Limiter {
       checkReply(request, reply);
     } catch (err) {
       this.lastStoreError = err;
+      if (!this.failing) this.distrustCredit();
       this.failing = true;
       this.failureCount++;
       for (const s of rates) this.revertRate(s);
@@ -1246,4 +1260,9 @@ function checkReply(request: RoundRequest, reply: RoundReply): void {
       throw new StoreReplyError(`store replied ${reply.rates[i]!.windows.length} windows for ${r.key}`);
     }
   });
+}
+
+/** Store time the window of width `windowMs` holding `t` ends. */
+function windowEnd(t: number, windowMs: number): number {
+  return (Math.floor(t / windowMs) + 1) * windowMs;
 }

@@ -4,8 +4,8 @@ import { systemClock } from "../clock/system-clock.js";
 import { apply, applyPast, COUNT_MAX, capacity, emptyWindow, saturatingAdd, usage } from "./algorithm.js";
 import { StoreUnavailableError } from "./errors.js";
 import { grantStep } from "./grant.js";
-import { type Turn, turnsAhead, turnTtlMs } from "./turns.js";
 import { normalizeConcurrency, normalizeHeartbeat, normalizeRate, rateKeyTtlMs } from "./request.js";
+import { type Turn, turnsAhead, turnTtlMs } from "./turns.js";
 import type {
   ConcurrencyReply,
   ConcurrencyRequest,
