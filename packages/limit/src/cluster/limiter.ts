@@ -1017,12 +1017,14 @@ export class Limiter {
       }
       let wait = Math.min(Math.max(ms, 1), k.policy.syncIntervalMs);
       // Extension: a fixed window (code 0) with no unit left frees none before it ends, whoever holds
-      // credit, so waiting for its end is exact and saves a round trip every syncIntervalMs.
+      // credit, so waiting for its end saves a round trip every syncIntervalMs. Capped at the quiet
+      // key's period, so a denial never rests on a view older than that (a store that lost its data).
       if (k.alg === 0) {
+        const cap = Math.max(this.options.slowSyncMs, k.policy.syncIntervalMs);
         for (let i = 0; i < k.windows.length; i++) {
           const w = k.windows[i]!;
           const st = reply.windows[i]!;
-          if (free(0, w, st, t) < 1) wait = Math.max(wait, retryAfterMs(0, w, st, t, 0));
+          if (free(0, w, st, t) < 1) wait = Math.max(wait, Math.min(retryAfterMs(0, w, st, t, 0), cap));
         }
       }
       k.exhaustedUntil = recv + wait;

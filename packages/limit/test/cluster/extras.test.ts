@@ -219,6 +219,27 @@ describe("store round trips do not grow with load", () => {
   }
 });
 
+describe("a full fixed window is waited out", () => {
+  it("an exhausted per-minute window costs about one round trip a second per replica, not ten", async () => {
+    const sim = await Simulation.create({
+      replicas: 4,
+      rateLimits: { algorithm: "fixed_window", requestsPerMinute: 40 },
+    });
+    sim.alignTo(60_000);
+    const first = await sim.drive({ durationMs: 5000, rate: 100, seed: 90 });
+    expect(first.admitted).toBe(40);
+    const before = sim.store.rounds;
+    const r = await sim.drive({ durationMs: 20_000, rate: 100, seed: 91 });
+    expect(r.admitted).toBe(0);
+    // one sync a second (the wait is capped at slowSyncMs, so a denial never rests on an older view)
+    // and one heartbeat a second; asking every syncIntervalMs would cost over 10
+    const perReplicaPerSecond = (sim.store.rounds - before) / 4 / 20;
+    console.log(`exhausted per-minute window: ${perReplicaPerSecond} round trips per replica per second`);
+    expect(perReplicaPerSecond).toBeGreaterThan(0.5);
+    expect(perReplicaPerSecond).toBeLessThanOrEqual(2.5);
+  });
+});
+
 describe("fail-static with credit in hand", () => {
   // Credit taken as a window opens, then the store fails before it is spent: fail-static's local
   // share must not come on top of it in a later window.
