@@ -67,7 +67,7 @@ export class RateKey {
   /** Units wanted by requests waiting on a sync. */
   waiters = 0;
   denied = 0;
-  /** Index (store time, smallest window) of the last window this replica used the key in; -1: never. */
+  /** Index (store time, smallest window) of the last window this replica admitted or denied the key in; -1: never. */
   usedWindow = -1;
   sendSeq = 0;
   doneSeq = 0;

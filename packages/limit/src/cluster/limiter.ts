@@ -949,7 +949,9 @@ export class Limiter {
     const old = k.oldA > p ? k.oldA - p : 0;
     const hitsOld = Math.min(old, pending);
     const hits = pending - hitsOld;
-    const sample = hits + hitsOld;
+    // Extension: requests denied since the last sync count as demand, so a replica denied at the end
+    // of a fixed window asks for more than its few admits as the next one opens.
+    const sample = hits + hitsOld + k.denied;
     if (sample > 0) k.usedWindow = Math.max(k.usedWindow, Math.floor((now + this.offset) / k.minWindowMs));
     const ewma =
       k.lastSync === Number.NEGATIVE_INFINITY

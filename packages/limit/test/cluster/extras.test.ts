@@ -132,10 +132,9 @@ describe("no starvation of a quiet replica", () => {
         const r = await sim.drive({ durationMs: 20_000, rate: 1000, seed, pick });
         const quiet = middleWindows(r.windows).map((w) => w.byReplica[3]!);
         for (const n of quiet) expect(n).toBeGreaterThan(0);
-        if (algorithm !== "fixed_window") {
-          // about 10 requests a second reach it; its ticket gets it at least a quarter of them
-          expect(quiet.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(0.25 * 10 * quiet.length);
-        }
+        // about 10 requests a second reach it; at least a quarter of them are admitted (its denials count
+        // as demand in what it asks for; its ticket holds a unit for it)
+        expect(quiet.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(0.25 * 10 * quiet.length);
         if (algorithm === "token_bucket") return; // a bucket's burst is not a per-second count
         // the key is new to every replica in the first window: unreserved cold shares (10 each) may show
         // there (README, "Notes"); every later window holds the limit exactly
