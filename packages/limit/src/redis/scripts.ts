@@ -164,28 +164,32 @@ local fields = redis.call('HGETALL', key)
 local stored, nstored = {}, 0
 local mineLive, mine, others = false, 0, 0
 local myTicket, tickets, nextTicket = nil, {}, 1
+-- the number of a live "n:expiry" field; a malformed or expired one is deleted (nil)
+local function liveField(name, value)
+  local n, expiry = readLease(value)
+  if n == nil or expiry == nil or expiry <= now then
+    redis.call('HDEL', key, name)
+    return nil
+  end
+  return n
+end
 for f = 1, #fields, 2 do
   local name, value = fields[f], fields[f + 1]
+  local prefix = string.sub(name, 1, 2)
   if name == 'q' then
     nextTicket = tonumber(value) or 1
-  elseif string.sub(name, 1, 2) == 'Q:' then
-    local ticket, expiry = readLease(value)
-    if ticket == nil or expiry == nil or expiry <= now then
-      redis.call('HDEL', key, name)
-    elseif string.sub(name, 3) == pod then
-      myTicket = ticket
-    else
-      tickets[#tickets + 1] = ticket
-    end
-  elseif string.sub(name, 1, 2) == 'L:' then
-    local credit, expiry = readLease(value)
-    if credit == nil or expiry == nil or expiry <= now then
-      redis.call('HDEL', key, name)
-    elseif string.sub(name, 3) == pod then
+  elseif prefix == 'Q:' or prefix == 'L:' then
+    local n = liveField(name, value)
+    local own = string.sub(name, 3) == pod
+    if n == nil then
+      -- gone
+    elseif prefix == 'Q:' then
+      if own then myTicket = n else tickets[#tickets + 1] = n end
+    elseif own then
       mineLive = true
-      mine = credit
+      mine = n
     else
-      others = math.min(others + credit, COUNT_MAX)
+      others = math.min(others + n, COUNT_MAX)
     end
   elseif string.sub(name, 1, 1) == 'w' then
     local n = tonumber(string.sub(name, 2))
