@@ -271,6 +271,42 @@ export function describeLimiterScenarios(adapter: LimiterAdapter): void {
         expect(perSecond[1]!).toBeLessThan(2 * perSecond[0]!);
         await Promise.all(limiters.map((l) => l.shutdown()));
       });
+
+      // Node runs due timers before it reads sockets: after a blocked event loop (a GC pause, a busy
+      // callback) the wait's deadline would win over a reply already in the socket, an overrun.
+      it("a reply that came back while the event loop was blocked is used, not an overrun", async () => {
+        const connection = await adapter.connect(server.url);
+        handles.push(connection);
+        // not started (no background rounds): only the waiting check syncs; credit lapses after 75 ms
+        const limiter = new Limiter(
+          { podId: "late", service: "x4", leaseTtlMs: 100 },
+          new RedisStore(connection.exec),
+        );
+        everyLimiter.push(limiter);
+        limiter.setPolicy("late", {
+          ...FIXED_50,
+          requestsPerSecond: 1_000_000,
+          redisTimeoutMs: 10,
+          cacheTtlMs: 10,
+        });
+        await limiter.check("late"); // cold credit, then its sync
+        for (let i = 0; i < 10; i++) {
+          await sleep(150); // the credit lapses and the view is older than cacheTtlMs: the check waits
+          const pending = limiter.check("late");
+          // once the sync is written, block past its 10 ms deadline while Redis answers
+          await new Promise<void>((r) =>
+            setTimeout(() => {
+              const until = performance.now() + 40;
+              while (performance.now() < until);
+              r();
+            }, 0),
+          );
+          expect((await pending).kind).toBe("allow");
+        }
+        expect(limiter.outcomeCount("allowOverrun")).toBe(0);
+        expect(limiter.outcomeCount("allowSync")).toBe(10);
+        await limiter.shutdown();
+      });
     });
   });
 
