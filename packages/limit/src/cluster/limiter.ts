@@ -1023,7 +1023,11 @@ export class Limiter {
     k.denied = 0;
     k.ewma = s.ewma;
     if (own === 0 && k.credit === s.aSend && reply.avail < 1) {
-      const reserved = reply.others + k.localExtra() + (Math.max(this.replicaCount, 1) - 1);
+      // Extension: a replica that asked with requests waiting now holds a ticket (store/turns.ts): the
+      // units kept for it are in no one else's reach, so it waits only for those ahead (in `others`),
+      // not for one unseen cold admit per other replica; a longer wait would leave its unit idle.
+      const ticketed = s.request.need > 0;
+      const reserved = reply.others + k.localExtra() + (ticketed ? 0 : Math.max(this.replicaCount, 1) - 1);
       let ms = 1;
       for (let i = 0; i < k.windows.length; i++) {
         ms = Math.max(ms, retryAfterMs(k.alg, k.windows[i]!, reply.windows[i]!, t, reserved));
