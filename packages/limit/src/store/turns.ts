@@ -18,9 +18,12 @@ export function turnTtlMs(leaseTtlMs: number): number {
 
 /** Drops expired turns; returns how many other replicas hold a ticket older than `pod`'s. */
 export function turnsAhead(turns: Map<string, Turn>, pod: string, now: number): number {
-  for (const [owner, turn] of turns) if (turn.expiry <= now) turns.delete(owner);
-  const mine = turns.get(pod)?.ticket ?? Number.POSITIVE_INFINITY;
+  const own = turns.get(pod);
+  const mine = own !== undefined && own.expiry > now ? own.ticket : Number.POSITIVE_INFINITY;
   let ahead = 0;
-  for (const [owner, turn] of turns) if (owner !== pod && turn.ticket < mine) ahead++;
+  for (const [owner, turn] of turns) {
+    if (turn.expiry <= now) turns.delete(owner);
+    else if (turn.ticket < mine && owner !== pod) ahead++;
+  }
   return ahead;
 }
