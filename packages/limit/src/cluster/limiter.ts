@@ -482,6 +482,7 @@ export class Limiter {
   private nextReply(waitlist: RateKey["waitlist"], ms: number): Promise<boolean> {
     return new Promise<boolean>((resolve) => {
       const due = this.clock.monoMs() + ms;
+      let extended = false;
       const expire = () => {
         // Later than the whole budget means the event loop was blocked (a GC pause, a busy callback):
         // the time went to this process, not to the store, and timers run before sockets are read, so
@@ -491,7 +492,6 @@ export class Limiter {
           timer = this.clock.setTimer(ms, () => resolve(false), { unref: true });
         } else resolve(false);
       };
-      let extended = false;
       let timer = this.clock.setTimer(ms, expire, { unref: true });
       waitlist.add(() => {
         timer.cancel();
