@@ -106,6 +106,8 @@ export async function runParity(opts: ParityOptions): Promise<ParityReport> {
         unused: int(0, 9),
         want: int(0, 39),
         need: int(0, 3),
+        // extension: a batch on half the asks (0..12, so it often exceeds the fair share)
+        batch: rnd() < 0.5 ? int(0, 12) : 0,
         allowance: pick(ALLOWANCES),
         replicas: int(1, 4),
         leaseTtlMs: rnd() < 0.5 ? 300 : 3000,

@@ -188,6 +188,48 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       expect(await rawCommand(server.port, ["HEXISTS", key, "Q:d"])).toBe(":0\r\n");
     });
 
+    it("gives a waiting replica its batch as credit and keeps a batch for each older ticket, like MemoryStore", async () => {
+      const key = "rl2:{batch:case}:0000000000000001";
+      const memory = new MemoryStore();
+      const second: WindowSpec[] = [{ limit: 20, windowMs: 1000, burst: 20 }];
+      const ask = (pod: string, over: Partial<RateRequest> = {}) =>
+        rate(key, {
+          pod,
+          alg: 1,
+          windows: second,
+          want: 10,
+          need: 1,
+          batch: 4,
+          allowance: 0.1,
+          replicas: 4,
+          leaseTtlMs: 6000,
+          ...over,
+        });
+      const start = T0; // on a second
+      const steps: Array<[number, RateRequest]> = [
+        [start, ask("x", { hits: 20, need: 0, batch: 0 })], // fills the second
+        [start + 1, ask("b")], // none left: ticket 1
+        [start + 1250, ask("c")], // 5 free again; b's batch of 4 is held for it, c gets 1
+        [start + 1251, ask("b")], // b, first in line, gets its batch of 4 as credit
+        [start + 1400, ask("d", { batch: 0 })], // no batch asked: the spec's step (a fair share of 0, 1 direct)
+      ];
+      const got: number[][][] = [[], []];
+      for (const [i, s] of [store, memory].entries()) {
+        for (const [now, request] of steps) {
+          const r = (await s.round({ now, releases: [], rates: [request], concurrency: [] })).rates[0]!;
+          got[i]!.push([r.others, r.avail, r.granted, r.direct]);
+        }
+      }
+      expect(got[0]).toEqual(got[1]);
+      // [others, avail, granted, direct]
+      expect(got[0]!.slice(1)).toEqual([
+        [0, 0, 0, 0],
+        [4, 1, 1, 0],
+        [1, 4, 4, 0],
+        [5, 3, 0, 1],
+      ]);
+    });
+
     it("writes the layout of spec 3.4: windows, leases, TTLs, registry", async () => {
       const key = "rl2:{layout:case}:0000000000000001";
       const cc = "cc2:{layout:case}:3";

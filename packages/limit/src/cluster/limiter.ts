@@ -986,6 +986,7 @@ export class Limiter {
       unused,
       want: recovering ? 0 : target - unused,
       need: recovering ? 0 : k.waiters,
+      batch: recovering || k.waiters === 0 ? 0 : this.batchSize(k),
       allowance: Math.min(k.policy.localAllowance, 1),
       replicas: Math.max(this.replicaCount, 1),
       leaseTtlMs: this.options.leaseTtlMs,
@@ -1004,6 +1005,22 @@ export class Limiter {
       send: now,
       request,
     };
+  }
+
+  /**
+   * Extension: the credit an out-of-credit replica asks for at once: its even share of what frees in
+   * half a sync interval (half, so reserved-but-idle credit costs little at exactly the limit).
+   * 0: no batch (the spec's grant step), below 2 units or for a fixed window, which frees nothing
+   * until it ends.
+   */
+  private batchSize(k: RateKey): number {
+    if (k.alg === 0) return 0;
+    const n = Math.max(this.replicaCount, 1);
+    let share = Number.POSITIVE_INFINITY;
+    for (const w of k.windows)
+      share = Math.min(share, (w.limit * k.policy.syncIntervalMs) / (2 * w.windowMs * n));
+    const batch = Math.min(Math.floor(share), k.minCapacity);
+    return batch >= 2 ? batch : 0;
   }
 
   /** Applies a rate reply (spec 3.3). */
@@ -1027,7 +1044,9 @@ export class Limiter {
       // units kept for it are in no one else's reach, so it waits only for those ahead (in `others`),
       // not for one unseen cold admit per other replica; a longer wait would leave its unit idle.
       const ticketed = s.request.need > 0;
-      const reserved = reply.others + k.localExtra() + (ticketed ? 0 : Math.max(this.replicaCount, 1) - 1);
+      // Extension: and for the batch it will ask for, so one round trip fetches a sync interval's share.
+      const ahead = ticketed ? Math.max(this.batchSize(k) - 1, 0) : Math.max(this.replicaCount, 1) - 1;
+      const reserved = reply.others + k.localExtra() + ahead;
       let ms = 1;
       for (let i = 0; i < k.windows.length; i++) {
         ms = Math.max(ms, retryAfterMs(k.alg, k.windows[i]!, reply.windows[i]!, t, reserved));

@@ -90,6 +90,7 @@ export class RedisStore implements Store {
             now,
             hitsOld: num(r.hitsOld),
             tOld: num(r.tOld),
+            batch: num(r.batch ?? 0),
           },
           tail,
         ),

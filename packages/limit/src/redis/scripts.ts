@@ -34,10 +34,12 @@ local function storeNow(given)
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + tonumber(t[2]) / 1000
 end
-local function grantStep(free, want, need, allowance, replicas)
+local function grantStep(free, want, need, allowance, replicas, batch)
   if not (free >= 1) then return 0, 0 end
   local whole = math.floor(free)
   local fair = math.floor((math.min(allowance, 1) * whole) / math.max(replicas, 1))
+  -- with requests waiting, at least the batch asked for (when that much is free)
+  if need > 0 and batch ~= nil and batch > fair then fair = math.min(batch, whole) end
   local granted = math.max(0, math.min(want, fair))
   local left = whole - granted
   local direct = 0
@@ -66,7 +68,8 @@ export type RateArg =
   | "ttl"
   | "now"
   | "hitsOld"
-  | "tOld";
+  | "tOld"
+  | "batch";
 
 /**
  * Rate: push hits, keep or give back credit, grant a fair share, admit waiters directly; replicas left
@@ -91,6 +94,7 @@ export const RATE_SCRIPT: LuaScript<RateKey, RateArg> = {
     "now",
     "hitsOld",
     "tOld",
+    "batch",
   ],
   source: `${PRELUDE}
 local key = KEYS[1]                    -- rl2:{<service>:<subject>}:<hash16>
@@ -107,14 +111,15 @@ local ttl = tonumber(ARGV[10])         -- lease life, ms
 local now = storeNow(tonumber(ARGV[11]))
 local hitsOld = tonumber(ARGV[12])     -- hits admitted before the last boundary
 local tOld = tonumber(ARGV[13])        -- when those were admitted
--- ARGV[14 + 3(i-1)], [15 + 3(i-1)], [16 + 3(i-1)]: limit, windowMs, burst of window i
+local batch = tonumber(ARGV[14])       -- credit a replica with requests waiting may take (0: none)
+-- ARGV[15 + 3(i-1)], [16 + 3(i-1)], [17 + 3(i-1)]: limit, windowMs, burst of window i
 
 local limits, widths, bursts = {}, {}, {}
 local largest = 0
 for i = 1, nw do
-  limits[i] = tonumber(ARGV[11 + 3 * i])
-  widths[i] = tonumber(ARGV[12 + 3 * i])
-  bursts[i] = tonumber(ARGV[13 + 3 * i])
+  limits[i] = tonumber(ARGV[12 + 3 * i])
+  widths[i] = tonumber(ARGV[13 + 3 * i])
+  bursts[i] = tonumber(ARGV[14 + 3 * i])
   if widths[i] > largest then largest = widths[i] end
 end
 
@@ -199,12 +204,12 @@ for f = 1, #fields, 2 do
     end
   end
 end
--- one unit stays held for each replica that has waited longer (an older ticket) than this one
+-- one unit (a batch, when asking for one) stays held for each replica with an older ticket
 local ahead = 0
 for _, ticket in ipairs(tickets) do
   if myTicket == nil or ticket < myTicket then ahead = ahead + 1 end
 end
-others = math.min(others + ahead, COUNT_MAX)
+others = math.min(others + ahead * math.max(1, batch), COUNT_MAX)
 -- windows written for another set of windows start over
 local reset = nstored ~= nw
 local states = {}
@@ -242,7 +247,7 @@ local avail = math.floor(low)
 local kept
 if mineLive then kept = math.min(unused, mine) else kept = math.min(unused, math.max(avail, 0)) end
 -- 5. grant and last mile
-local granted, direct = grantStep(avail - kept, want, need, allowance, replicas)
+local granted, direct = grantStep(avail - kept, want, need, allowance, replicas, batch)
 -- 6. direct admits are hits now
 if direct > 0 then
   for i = 1, nw do apply(states[i], i, now, direct) end

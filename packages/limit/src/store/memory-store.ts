@@ -119,8 +119,11 @@ export class MemoryStore implements Store {
     const states = entry.windows;
 
     const held = collectLeases(entry.leases, req.pod, now);
-    // one unit stays held for each replica that has waited longer than this one
-    if (entry.turns) held.others = saturatingAdd(held.others, turnsAhead(entry.turns, req.pod, now));
+    // one unit (a batch, when asking for one) stays held for each replica that has waited longer
+    if (entry.turns) {
+      const ahead = turnsAhead(entry.turns, req.pod, now) * Math.max(1, req.batch ?? 0);
+      held.others = saturatingAdd(held.others, ahead);
+    }
     for (let i = 0; i < windows.length; i++) {
       const spec = windows[i]!;
       const st = states[i]!;
@@ -134,7 +137,14 @@ export class MemoryStore implements Store {
     }
     const avail = Math.floor(low);
     const kept = held.mineLive ? Math.min(req.unused, held.mine) : Math.min(req.unused, Math.max(avail, 0));
-    const { granted, direct } = grantStep(avail - kept, req.want, req.need, req.allowance, req.replicas);
+    const { granted, direct } = grantStep(
+      avail - kept,
+      req.want,
+      req.need,
+      req.allowance,
+      req.replicas,
+      req.batch,
+    );
     if (granted + direct > 0) entry.turns?.delete(req.pod);
     else if (req.need > 0) {
       entry.turns ??= new Map();

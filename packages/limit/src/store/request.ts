@@ -69,6 +69,7 @@ export function normalizeRate(req: RateRequest, opts: NormalizeOptions): RateReq
     unused: toCount(req.unused),
     want: toCount(req.want),
     need: toCount(req.need),
+    batch: toCount(req.batch ?? 0),
     allowance: toAllowance(req.allowance),
     replicas: toCount(req.replicas),
     leaseTtlMs: requirePositive("leaseTtlMs", req.leaseTtlMs, opts.finiteLease),

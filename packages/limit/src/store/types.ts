@@ -40,6 +40,12 @@ export interface RateRequest {
   want: number;
   /** Requests waiting right now: admitted directly from what is left when the grant cannot cover them. */
   need: number;
+  /**
+   * Extension: with requests waiting, credit this replica may take beyond the fair share (its share of
+   * what frees until its next sync), so an overloaded replica asks about once per sync interval, not
+   * once per freed unit. 0 (or absent): the spec's grant step.
+   */
+  batch?: number;
   /** min(localAllowance, 1). */
   allowance: number;
   replicas: number;

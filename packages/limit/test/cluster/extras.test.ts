@@ -223,6 +223,45 @@ describe("store round trips do not grow with load", () => {
   }
 });
 
+describe("an overloaded replica fetches credit in batches", () => {
+  // 8 replicas at 50x a 1000/s limit: units free one by one, and before batches every replica asked
+  // again for each few of them (about 250 round trips a second each); now each asks for its share of
+  // half a sync interval at once.
+  for (const algorithm of ["sliding_window", "token_bucket"] as const) {
+    it(`${algorithm}: under 80 round trips per replica per second, the limit shared and used`, async () => {
+      const sim = await Simulation.create({
+        replicas: 8,
+        rateLimits: { algorithm, requestsPerSecond: 1000 },
+      });
+      await sim.drive({ durationMs: 2000, rate: 50_000, seed: 21 });
+      const before = sim.store.rounds;
+      const r = await sim.drive({ durationMs: 4000, rate: 50_000, seed: 22 });
+      const perReplicaPerSecond = (sim.store.rounds - before) / 8 / 4;
+      console.log(
+        `${algorithm} at 50x, 8 replicas: ${perReplicaPerSecond} round trips per replica per second`,
+      );
+      expect(perReplicaPerSecond).toBeLessThan(80);
+      for (const w of middleWindows(r.windows)) {
+        expect(w.admitted).toBeGreaterThanOrEqual(980);
+        expect(w.admitted).toBeLessThanOrEqual(algorithm === "token_bucket" ? 1010 : 1000);
+        for (const n of w.byReplica) expect(n).toBeGreaterThanOrEqual(w.admitted / 8 / 2);
+      }
+    });
+  }
+
+  it("sliding_window at the limit (1x) still uses over 95 % of it", async () => {
+    const sim = await Simulation.create({
+      replicas: 8,
+      rateLimits: { algorithm: "sliding_window", requestsPerSecond: 1000 },
+    });
+    await sim.drive({ durationMs: 2000, rate: 1000, seed: 23 });
+    const r = await sim.drive({ durationMs: 5000, rate: 1000, seed: 24 });
+    const mid = middleWindows(r.windows);
+    const used = mid.reduce((a, w) => a + w.admitted, 0) / mid.length;
+    expect(used).toBeGreaterThanOrEqual(950);
+  });
+});
+
 describe("a full fixed window is waited out", () => {
   it("an exhausted per-minute window costs about one round trip a second per replica, not ten", async () => {
     const sim = await Simulation.create({

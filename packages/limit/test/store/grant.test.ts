@@ -21,3 +21,20 @@ describe("grantStep (spec 3.5 step 5)", () => {
     expect(grantStep(10, 100, 0, 1, 0)).toEqual({ granted: 10, direct: 0 });
   });
 });
+
+describe("grantStep with a batch (extension)", () => {
+  const cases: Array<[number, number, number, number, number, number, number, number]> = [
+    // free, want, need, allowance, replicas, batch -> granted, direct
+    [10, 100, 1, 0.1, 4, 6, 6, 0], // a waiting replica takes its batch as credit
+    [3, 100, 2, 0.1, 4, 6, 3, 0], // no more than is free
+    [10, 2, 3, 0.1, 4, 6, 2, 1], // no more than it wants; the rest of its waiters direct
+    [10, 100, 0, 0.1, 4, 6, 0, 0], // nobody waiting: the spec's fair share
+    [100, 100, 1, 1, 2, 3, 50, 0], // a batch below the fair share changes nothing
+    [0.9, 100, 1, 0.1, 4, 6, 0, 0], // nothing free
+  ];
+  for (const [free, want, need, a, n, batch, granted, direct] of cases) {
+    it(`(${free}, ${want}, ${need}, ${a}, ${n}, batch ${batch}) -> (${granted}, ${direct})`, () => {
+      expect(grantStep(free, want, need, a, n, batch)).toEqual({ granted, direct });
+    });
+  }
+});
