@@ -32,6 +32,10 @@ export async function hotPath(opts: RunOptions, keyCount: number, callers: "one"
     ];
     const l = resil.limiter;
     list.push(one ? v.resilTryCheckOne(l, keys, undecided) : v.resilTryCheckCallers(l, keys, undecided));
+    const undecidedAdmit: v.UndecidedCounter = { undecided: 0, total: 0 };
+    list.push(
+      one ? v.resilTryAdmitOne(l, keys, undecidedAdmit) : v.resilTryAdmitCallers(l, keys, undecidedAdmit),
+    );
     list.push(one ? v.resilCheckOne(l, keys) : v.resilCheckCallers(l, keys));
     list.push(one ? v.limiterOne(keys) : v.limiterCallers(keys));
     const consume = one ? v.consumeOne : v.consumeCallers;
@@ -56,6 +60,9 @@ export async function hotPath(opts: RunOptions, keyCount: number, callers: "one"
     const note = v.undecidedNote(undecided);
     const tc = rows.find((r) => r.id === "resil-trycheck");
     if (note && tc?.available) tc.note = tc.note ? `${tc.note}; ${note}` : note;
+    const noteAdmit = v.undecidedNote(undecidedAdmit, "tryAdmit");
+    const ta = rows.find((r) => r.id === "resil-tryadmit");
+    if (noteAdmit && ta?.available) ta.note = ta.note ? `${ta.note}; ${noteAdmit}` : noteAdmit;
     return rows;
   } finally {
     await resil?.close();

@@ -38,6 +38,14 @@ export function computeTargets(cases: readonly CaseResult[]): Target[] {
     ),
     ratio(
       cases,
+      "extension: resil tryAdmit (no headers, no allocation) vs the floor (1 caller, hot key)",
+      "<= 2x",
+      ["hot-1", "resil-tryadmit"],
+      ["hot-1", "floor"],
+      (r) => r <= 2,
+    ),
+    ratio(
+      cases,
       "RateLimiterMemory (3 windows) vs resil tryCheck, 10 000 keys",
       ">= 5x",
       ["keys-10k", "rlf-memory"],

@@ -9,6 +9,7 @@ import { limiterPerKey } from "./peers/limiter-windows.js";
 
 export const LABELS = {
   trycheck: "resil Limiter.tryCheck (sync; check() when undecided)",
+  tryadmit: "resil Limiter.tryAdmit (no headers, no allocation; check() when undecided)",
   check: "resil Limiter.check (await)",
   limiter: "limiter RateLimiter x 3 windows (per replica)",
   rlf: "RateLimiterMemory x 3 windows (per replica)",
@@ -23,11 +24,11 @@ export interface UndecidedCounter {
   total: number;
 }
 
-export function undecidedNote(c: UndecidedCounter): string | undefined {
+export function undecidedNote(c: UndecidedCounter, method = "tryCheck"): string | undefined {
   if (c.total === 0) return undefined;
-  if (c.undecided === 0) return "tryCheck decided every call";
+  if (c.undecided === 0) return `${method} decided every call`;
   const pct = (100 * c.undecided) / c.total;
-  return `tryCheck undecided on ${pct < 0.01 ? "< 0.01" : pct.toFixed(2)}% of calls (${c.undecided})`;
+  return `${method} undecided on ${pct < 0.01 ? "< 0.01" : pct.toFixed(2)}% of calls (${c.undecided})`;
 }
 
 // ---- one caller -------------------------------------------------------------------------------
@@ -47,6 +48,28 @@ export function resilTryCheckOne(limiter: Limiter, keys: readonly string[], c: U
           d = await limiter.check(k);
         }
         if (d.kind !== "deny") ok++;
+      }
+      c.total += n;
+      return ok;
+    },
+  };
+}
+
+export function resilTryAdmitOne(limiter: Limiter, keys: readonly string[], c: UndecidedCounter): Variant {
+  const walk = new KeyWalk(keys);
+  return {
+    id: "resil-tryadmit",
+    label: LABELS.tryadmit,
+    async chunk(n) {
+      let ok = 0;
+      for (let i = 0; i < n; i++) {
+        const k = walk.next();
+        let admitted = limiter.tryAdmit(k);
+        if (admitted === undefined) {
+          c.undecided++;
+          admitted = (await limiter.check(k)).kind !== "deny";
+        }
+        if (admitted) ok++;
       }
       c.total += n;
       return ok;
@@ -137,6 +160,35 @@ export function resilTryCheckCallers(
             d = await limiter.check(k);
           }
           if (d.kind !== "deny") ok++;
+          if ((i & 63) === 63) await null;
+        }
+        c.total += ops;
+        return ok;
+      }),
+  };
+}
+
+export function resilTryAdmitCallers(
+  limiter: Limiter,
+  keys: readonly string[],
+  c: UndecidedCounter,
+): Variant {
+  const cursors = walks(keys, CALLERS);
+  return {
+    id: "resil-tryadmit",
+    label: LABELS.tryadmit,
+    chunk: (n) =>
+      splitCallers(n, CALLERS, async (t, ops) => {
+        const walk = cursors[t]!;
+        let ok = 0;
+        for (let i = 0; i < ops; i++) {
+          const k = walk.next();
+          let admitted = limiter.tryAdmit(k);
+          if (admitted === undefined) {
+            c.undecided++;
+            admitted = (await limiter.check(k)).kind !== "deny";
+          }
+          if (admitted) ok++;
           if ((i & 63) === 63) await null;
         }
         c.total += ops;

@@ -61,6 +61,9 @@ const OFFSET_GAIN = 0.2;
 // Leases of the in-process engine for local-only keys never expire in practice.
 const LOCAL_LEASE_MS = 1e15;
 
+// What spend() returns when credit cannot cover a request (store times are finite).
+const NO_CREDIT = Number.NEGATIVE_INFINITY;
+
 /** One policy of `syncPolicies`. */
 export interface PolicyEntry {
   subject: string;
@@ -349,28 +352,52 @@ export class Limiter {
     return this.admit(k, cost, ALLOW_LOCAL) ?? this.decideNow(k, cost) ?? this.waitForSync(k, cost);
   }
 
-  /** Admission from credit (spec 2.2): a clock read, a compare, an add. */
-  private admit(k: RateKey, cost: number, outcome: number): Decision | undefined {
-    const now = this.clock.monoMs();
-    if (now >= k.validUntil) return undefined;
-    const t = now + this.offset;
-    if (t >= k.boundary) return undefined;
-    const admitted = k.admitted + cost;
-    if (admitted > k.credit) return undefined;
-    k.admitted = admitted;
-    if (k.credit - admitted < k.half && !k.wanted) {
-      k.wanted = true;
-      this.wake();
+  /**
+   * Extension: `tryCheck` without headers, for callers that need none (a gateway pacing its own calls
+   * to a shared upstream limit): `true` admitted (or no rate limit), `false` denied, `undefined`
+   * undecided (call `check`). Admission from credit allocates nothing.
+   */
+  tryAdmit(subject: string, cost = 1): boolean | undefined {
+    const k = this.rates.get(subject);
+    if (k === undefined) {
+      if (cost !== 1) checkCost(cost);
+      return this.caps.has(subject) ? true : undefined;
     }
-    this.counts[outcome]!++;
+    if (cost !== 1) checkCost(cost);
+    if (this.spend(k, cost, ALLOW_LOCAL) !== NO_CREDIT) return true;
+    const d = this.decideNow(k, cost);
+    return d === undefined ? undefined : d.kind !== "deny";
+  }
+
+  /** Admission from credit (spec 2.2) with the decision's headers. */
+  private admit(k: RateKey, cost: number, outcome: number): Decision | undefined {
+    const t = this.spend(k, cost, outcome);
+    if (t === NO_CREDIT) return undefined;
     if (t < k.hdrResetMs) {
-      const remaining = k.hdrRemaining - (admitted - k.hdrAdmitted);
+      const remaining = k.hdrRemaining - (k.admitted - k.hdrAdmitted);
       return {
         kind: "allow",
         headers: { limit: k.headLimit, remaining: Math.max(remaining, 0), reset: k.hdrReset },
       };
     }
     return this.allowFresh(k, t);
+  }
+
+  /** Spends `cost` units of credit: a clock read, a compare, an add. The store time, or NO_CREDIT. */
+  private spend(k: RateKey, cost: number, outcome: number): number {
+    const now = this.clock.monoMs();
+    if (now >= k.validUntil) return NO_CREDIT;
+    const t = now + this.offset;
+    if (t >= k.boundary) return NO_CREDIT;
+    const admitted = k.admitted + cost;
+    if (admitted > k.credit) return NO_CREDIT;
+    k.admitted = admitted;
+    if (k.credit - admitted < k.half && !k.wanted) {
+      k.wanted = true;
+      this.wake();
+    }
+    this.counts[outcome]!++;
+    return t;
   }
 
   // Allow with headers computed in full, refreshing the snapshot.

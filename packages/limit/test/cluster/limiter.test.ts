@@ -194,6 +194,48 @@ describe("decisions", () => {
     expect(first).not.toBeInstanceOf(Promise);
   });
 
+  it("tryAdmit: tryCheck's answers as booleans, undefined when undecided, the same errors", async () => {
+    const { limiter } = limiterOn();
+    limiter.setPolicy("cc", null, 3);
+    expect(limiter.tryAdmit("nobody")).toBeUndefined();
+    expect(limiter.tryAdmit("cc")).toBe(true);
+    expect(() => limiter.tryAdmit("cc", 1.5)).toThrow(InvalidCostError);
+    // local-only: the same sequence as tryCheck's test below, counted the same way
+    const clock = new ManualClock();
+    const local = new Limiter({ podId: "p" }, undefined, clock);
+    local.setPolicy("k", { algorithm: "fixed_window", requestsPerSecond: 3 });
+    const got = [];
+    for (let i = 0; i < 5; i++) got.push(local.tryAdmit("k"));
+    expect(got).toEqual([true, true, true, false, false]);
+    expect(local.outcomeCount("allowLocal")).toBe(3);
+    expect(local.tryAdmit("k", 4)).toBe(false); // more than the limit: denied, never admitted
+    clock.advance(1000);
+    expect(local.tryAdmit("k")).toBe(true);
+    await local.shutdown();
+    expect(() => local.tryAdmit("k")).toThrow(LimiterClosedError);
+  });
+
+  it("tryAdmit spends the same credit as tryCheck, with no decision object", async () => {
+    const runs = [];
+    for (const admit of [true, false]) {
+      const sim = await Simulation.create({
+        replicas: 2,
+        rateLimits: { algorithm: "sliding_window", requestsPerSecond: 20 },
+      });
+      const l = sim.limiters[0]!;
+      const seq: Array<boolean | undefined> = [];
+      for (let i = 0; i < 40; i++) {
+        seq.push(admit ? l.tryAdmit(sim.subject) : toBool(l.tryCheck(sim.subject)));
+        if (i % 8 === 7) await sim.sync();
+      }
+      runs.push({ seq, local: l.outcomeCount("allowLocal"), denied: l.outcomeCount("denyLocal") });
+    }
+    expect(runs[0]).toEqual(runs[1]);
+    // credit runs out between syncs: both answer undefined (call check) at the same calls
+    expect(runs[0]!.seq).toContain(true);
+    expect(runs[0]!.seq).toContain(undefined);
+  });
+
   it("cost counts units against the limit", async () => {
     const sim = await Simulation.create({
       replicas: 1,
@@ -409,3 +451,7 @@ describe("SeededRandom", () => {
     expect(sum / 20_000).toBeLessThan(0.43);
   });
 });
+
+function toBool(d: { kind: string } | undefined): boolean | undefined {
+  return d === undefined ? undefined : d.kind !== "deny";
+}
