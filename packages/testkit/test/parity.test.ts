@@ -23,7 +23,7 @@ describe("runParity", () => {
         return reply;
       },
     };
-    const report = await runParity({ oracle: new MemoryStore(), subject: skewed, seed: 7, cases: 3 });
+    const report = await runParity({ oracle: new MemoryStore(), subject: skewed, seed: 7, cases: 12 });
     expect(report.mismatches.length).toBeGreaterThan(0);
     expect(report.mismatches[0]!.field).toBe("rates[0].granted");
   });

@@ -13,6 +13,10 @@ const KEYS = 100;
 /** 1x: 1 000 requests per second over the 100 keys (10 per key). */
 const BASE_RATE = 1_000;
 const LEVELS = [1, 10, 100] as const;
+/** The overloaded case: one key limited to 1 000 req/s (sliding window), offered 10x and 100x that. */
+const HOT_KEY = "hot-overloaded";
+const HOT_LIMIT = 1_000;
+const OVER_LEVELS = [10, 100] as const;
 // Requests in flight above this are not offered (a peer that cannot keep up is not queued without end).
 const MAX_IN_FLIGHT = 1_000;
 
@@ -149,10 +153,12 @@ async function runLevels(
   decide: Decide,
   counter: Counter,
   admin: Redis,
+  levels: readonly number[] = LEVELS,
+  base = BASE_RATE,
 ): Promise<Row[]> {
   const rows: Row[] = [];
-  for (const x of LEVELS) {
-    const rate = BASE_RATE * x;
+  for (const x of levels) {
+    const rate = base * x;
     rows.push(
       levelRow(
         `${prefix}-${x}x`,
@@ -165,21 +171,28 @@ async function runLevels(
   return rows;
 }
 
-function unavailable(prefix: string, label: string, why: string): Row[] {
-  return LEVELS.map((x) => unavailableRow(`${prefix}-${x}x`, `${label}, ${x}x`, "cmds/s", why));
+function unavailable(prefix: string, label: string, why: string, levels: readonly number[] = LEVELS): Row[] {
+  return levels.map((x) => unavailableRow(`${prefix}-${x}x`, `${label}, ${x}x`, "cmds/s", why));
 }
 
 const RESIL = "resil Limiter (RedisStore via IoRedisExec)";
 const RLF = "RateLimiterRedis, 1 window";
+const RESIL_OVER = `resil, one key over its ${HOT_LIMIT.toLocaleString("en-US")}/s limit`;
+const RLF_OVER = `RateLimiterRedis, one key over its ${HOT_LIMIT.toLocaleString("en-US")}/s limit`;
 
 export const redisCommands: BenchCase = {
   name: "redis-commands",
   title: "Redis commands per second per replica",
-  description: `commands one replica sends to Redis at 1x, 10x and 100x of ${BASE_RATE.toLocaleString("en-US")} req/s over ${KEYS} keys (limits never reached)`,
+  description: `commands one replica sends to Redis at 1x, 10x and 100x of ${BASE_RATE.toLocaleString("en-US")} req/s over ${KEYS} keys (limits never reached), then with one key offered 10x and 100x its ${HOT_LIMIT.toLocaleString("en-US")}/s sliding-window limit`,
   async run(opts) {
     const server: RedisServer | string = await privateRedis();
     if (typeof server === "string")
-      return [...unavailable("resil", RESIL, server), ...unavailable("rlf-redis", RLF, server)];
+      return [
+        ...unavailable("resil", RESIL, server),
+        ...unavailable("rlf-redis", RLF, server),
+        ...unavailable("resil-over", RESIL_OVER, server, OVER_LEVELS),
+        ...unavailable("rlf-redis-over", RLF_OVER, server, OVER_LEVELS),
+      ];
     const keys = makeKeys(KEYS);
     const admin = await connect(server);
     const clients: Redis[] = [];
@@ -194,6 +207,20 @@ export const redisCommands: BenchCase = {
       const decide: Decide = (k) => (l.tryCheck(k) === undefined ? l.check(k) : undefined);
       try {
         rows.push(...(await runLevels("resil", RESIL, opts, keys, decide, resilCounter, admin)));
+        l.setPolicy(HOT_KEY, { algorithm: "sliding_window", requestsPerSecond: HOT_LIMIT });
+        rows.push(
+          ...(await runLevels(
+            "resil-over",
+            RESIL_OVER,
+            opts,
+            [HOT_KEY],
+            decide,
+            resilCounter,
+            admin,
+            OVER_LEVELS,
+            HOT_LIMIT,
+          )),
+        );
       } finally {
         await resil.close();
       }
@@ -207,6 +234,26 @@ export const redisCommands: BenchCase = {
         duration: 1,
       });
       rows.push(...(await runLevels("rlf-redis", RLF, opts, keys, (k) => rlf.consume(k), counter, admin)));
+      const rlfHot = new RateLimiterRedis({
+        storeClient: client,
+        keyPrefix: "rlfo",
+        points: HOT_LIMIT,
+        duration: 1,
+      });
+      const consumeHot: Decide = (k) => rlfHot.consume(k);
+      rows.push(
+        ...(await runLevels(
+          "rlf-redis-over",
+          RLF_OVER,
+          opts,
+          [HOT_KEY],
+          consumeHot,
+          counter,
+          admin,
+          OVER_LEVELS,
+          HOT_LIMIT,
+        )),
+      );
       return rows;
     } finally {
       for (const c of clients) await disconnect(c);
