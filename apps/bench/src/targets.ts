@@ -70,6 +70,14 @@ export function computeTargets(cases: readonly CaseResult[]): Target[] {
     ),
     ratio(
       cases,
+      "resil Redis commands/s per replica, one key over its limit, 100x vs 10x",
+      "flat (<= 1.5x)",
+      ["redis-commands", "resil-over-100x"],
+      ["redis-commands", "resil-over-10x"],
+      (r) => r <= 1.5,
+    ),
+    ratio(
+      cases,
       "limiter tryRemoveTokens vs resil RateLimiter.tryAcquire (full bucket)",
       ">= 2x",
       ["meters", "limiter-full"],
