@@ -83,6 +83,28 @@ export function buildReport(run: RawRun): Report {
   return { scenario: s, pods: run.pods, windowMs: run.windowMs, windows, summary: summarize(run, windows) };
 }
 
+/**
+ * What the limit could have admitted of what was offered: per window the lesser of the two. A token
+ * bucket holds `limit + burst` in one window only when it starts full: an ideal bucket, refilled by
+ * `limit` a window up to its burst, says how much each window could take.
+ */
+function possibleAdmits(s: Scenario, rows: readonly WindowRow[]): number {
+  const { limit } = primaryLimit(s);
+  let possible = 0;
+  if (s.algorithm !== "token") {
+    for (const r of rows) possible += Math.min(r.offered, limit);
+    return possible;
+  }
+  const burst = s.burst ?? limit;
+  let saved = burst;
+  for (const r of rows) {
+    const took = Math.min(r.offered, saved + limit);
+    possible += took;
+    saved = Math.min(burst, saved + limit - took);
+  }
+  return possible;
+}
+
 function summarize(run: RawRun, rows: WindowRow[]): Summary {
   const s = run.scenario;
   const sum = (xs: ArrayLike<number>) => {
@@ -92,8 +114,7 @@ function summarize(run: RawRun, rows: WindowRow[]): Summary {
   };
   const offered = sum(run.offered);
   const admitted = sum(run.admitted);
-  let possible = 0;
-  for (const r of rows) possible += Math.min(r.offered, windowBound(s, primaryLimit(s)));
+  const possible = possibleAdmits(s, rows);
 
   // Every configured limit is checked on its own aligned windows, built from the table's rows.
   let windowsOver = 0;
