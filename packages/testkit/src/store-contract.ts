@@ -209,9 +209,10 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       const steps: Array<[number, RateRequest]> = [
         [start, ask("x", { hits: 20, need: 0, batch: 0 })], // fills the second
         [start + 1, ask("b")], // none left: ticket 1
-        [start + 1250, ask("c")], // 5 free again; b's batch of 4 is held for it, c gets 1
+        [start + 1250, ask("c")], // 5 free again; b's batch of 4 is held for it, c gets 1 (short: a ticket)
         [start + 1251, ask("b")], // b, first in line, gets its batch of 4 as credit
-        [start + 1400, ask("d", { batch: 0 })], // no batch asked: the spec's step (a fair share of 0, 1 direct)
+        [start + 1400, ask("d", { batch: 0 })], // no batch: the spec's step; one unit held for c's ticket
+        [start + 1401, ask("c")], // c, first in line now, gets what is free (3 of its 4)
       ];
       const got: number[][][] = [[], []];
       for (const [i, s] of [store, memory].entries()) {
@@ -226,8 +227,13 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         [0, 0, 0, 0],
         [4, 1, 1, 0],
         [1, 4, 4, 0],
-        [5, 3, 0, 1],
+        [6, 2, 0, 1],
+        [4, 3, 3, 0],
       ]);
+      // c was left short of its batch again: it keeps its place in line
+      const hash = parseHash(await rawCommand(server.port, ["HGETALL", key]));
+      expect(hash.has("Q:c")).toBe(true);
+      expect(hash.has("Q:b")).toBe(false);
     });
 
     it("writes the layout of spec 3.4: windows, leases, TTLs, registry", async () => {

@@ -1086,7 +1086,7 @@ export class Limiter {
       // units kept for it are in no one else's reach, so it waits only for those ahead (in `others`),
       // not for one unseen cold admit per other replica; a longer wait would leave its unit idle.
       const ticketed = s.request.need > 0;
-      // Extension: and for the batch it will ask for, so one round trip fetches a sync interval's share.
+      // Extension: and for the batch it will ask for, so one round trip fetches a pacing interval's share.
       const ahead = ticketed ? Math.max(this.batchSize(k) - 1, 0) : Math.max(this.replicaCount, 1) - 1;
       const held = paced ? reply.kept + reply.granted : 0;
       const reserved = reply.others + k.localExtra() + ahead + held;
@@ -1095,7 +1095,7 @@ export class Limiter {
         ms = Math.max(ms, retryAfterMs(k.alg, k.windows[i]!, reply.windows[i]!, t, reserved));
       }
       // a batch is one pacing interval's share: asking later than that would leave units idle
-      let wait = Math.min(Math.max(ms, 1), paced ? this.pacingMs(k) : k.policy.syncIntervalMs);
+      let wait = Math.min(Math.max(ms, 1), batch > 0 ? this.pacingMs(k) : k.policy.syncIntervalMs);
       // Extension: a fixed window (code 0) with no unit left frees none before it ends, whoever holds
       // credit, so waiting for its end saves a round trip every syncIntervalMs. Capped at the quiet
       // key's period, so a denial never rests on a view older than that (a store that lost its data).

@@ -271,8 +271,9 @@ if held > 0 then
 else
   redis.call('HDEL', key, 'L:' .. pod)
 end
--- served: back of the line next time; unserved with requests waiting: take (or keep) a ticket
-if granted + direct > 0 then
+-- served (its batch, or without one anything): back of the line next time; left short with requests
+-- waiting: take (or keep) a ticket
+if granted + direct >= math.max(1, batch) then
   if myTicket ~= nil then redis.call('HDEL', key, 'Q:' .. pod) end
 elseif need > 0 then
   if myTicket == nil then

@@ -145,7 +145,8 @@ export class MemoryStore implements Store {
       req.replicas,
       req.batch,
     );
-    if (granted + direct > 0) entry.turns?.delete(req.pod);
+    // served: granted its batch (or, without one, anything); left short with requests waiting: in line
+    if (granted + direct >= Math.max(1, req.batch ?? 0)) entry.turns?.delete(req.pod);
     else if (req.need > 0) {
       entry.turns ??= new Map();
       const ticket = entry.turns.get(req.pod)?.ticket ?? entry.nextTicket++;

@@ -239,9 +239,9 @@ describe("an overloaded replica fetches credit in batches", () => {
   };
 
   for (const algorithm of ["sliding_window", "token_bucket"] as const) {
-    it(`${algorithm}, 8 replicas at 50x: under 60 round trips per replica a second, the limit shared and used`, async () => {
+    it(`${algorithm}, 8 replicas at 50x: under 75 round trips per replica a second, the limit shared and used`, async () => {
       const { perReplicaPerSecond, windows } = await overloaded(algorithm, 8, 50);
-      expect(perReplicaPerSecond).toBeLessThan(60);
+      expect(perReplicaPerSecond).toBeLessThan(75);
       for (const w of windows) {
         expect(w.admitted).toBeGreaterThanOrEqual(975);
         expect(w.admitted).toBeLessThanOrEqual(algorithm === "token_bucket" ? 1010 : 1000);
@@ -258,6 +258,14 @@ describe("an overloaded replica fetches credit in batches", () => {
           expect(w.admitted).toBeLessThanOrEqual(algorithm === "token_bucket" ? 1010 : 1000);
         }
       }
+    });
+
+    it(`${algorithm}, 2 replicas at 10x: an even split (a replica left short of its batch keeps its turn)`, async () => {
+      // without that, the replica asking first each pacing interval took what had freed and the other
+      // the few units freed in between: 861 and 128 a second
+      const { windows } = await overloaded(algorithm, 2, 10);
+      for (const w of windows)
+        for (const n of w.byReplica) expect(n).toBeGreaterThanOrEqual(w.admitted * 0.4);
     });
   }
 
