@@ -31,7 +31,7 @@ export type {
   ReplicaRequest,
   ReplicaStatus,
 } from "./replica-protocol.js";
-export { ping, rawCommand } from "./resp.js";
+export { forgetService, ping, rawCommand } from "./resp.js";
 export { type RedisServer, type StartOptions, startRedis } from "./server.js";
 export { FIXED_50 } from "./spec-policies.js";
 export { type AdapterUnderTest, describeStoreContract, HOSTILE_SUBJECTS } from "./store-contract.js";

@@ -4,7 +4,7 @@ import { commandCalls, DelayedExec } from "./delayed-exec.js";
 import type { ExecHandle, LimiterAdapter } from "./exec-handle.js";
 import { driveLoad, formatLoad, msUntilIntoSecond, percentile } from "./load-driver.js";
 import { describeReplicaProcessScenarios } from "./replica-process-scenarios.js";
-import { rawCommand } from "./resp.js";
+import { forgetService, rawCommand } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
 import { FIXED_50 } from "./spec-policies.js";
 
@@ -28,9 +28,17 @@ export function describeLimiterScenarios(adapter: LimiterAdapter): void {
   let server: RedisServer;
   const handles: ExecHandle[] = [];
   const everyLimiter: Limiter[] = [];
+  const byService = new Map<string, Limiter[]>();
 
   /** `n` replicas, each its own connection, started, then 1100 ms so every one sees the others. */
   async function replicas(n: number, options: LimiterOptions, delayMs = 0): Promise<Limiter[]> {
+    // A retried test asks for its service again: the first attempt's replicas go, and so do their keys.
+    const service = options.service ?? "resil";
+    const earlier = byService.get(service);
+    if (earlier !== undefined) {
+      await Promise.all(earlier.map((l) => l.shutdown()));
+      await forgetService(server.port, service);
+    }
     const connections = await Promise.all(Array.from({ length: n }, () => adapter.connect(server.url)));
     handles.push(...connections);
     const limiters = connections.map(
@@ -38,6 +46,7 @@ export function describeLimiterScenarios(adapter: LimiterAdapter): void {
         new Limiter({ podId: `pod-${i}`, ...options }, new RedisStore(new DelayedExec(c.exec, delayMs))),
     );
     everyLimiter.push(...limiters);
+    byService.set(service, limiters);
     await Promise.all(limiters.map((l) => l.start()));
     await sleep(1100);
     return limiters;
@@ -53,7 +62,9 @@ export function describeLimiterScenarios(adapter: LimiterAdapter): void {
       await server?.stop();
     });
 
-    describe("spec 6 scenarios", () => {
+    // Wall-clock bounds (per-second counts, latency) on a shared 2-core host: one retry, so a scheduler
+    // stall does not fail the run; a behaviour that breaks a bound fails both attempts (each prints).
+    describe("spec 6 scenarios", { retry: 1 }, () => {
       it("1. four replicas hold 50 rps cluster-wide at 5x load", async () => {
         const limiters = await replicas(4, { service: "s1" });
         for (const l of limiters) l.setPolicy("api", FIXED_50);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LimiterAdapter } from "./exec-handle.js";
 import { formatLoad, type LoadResult, mergeLoads, msUntilIntoSecond } from "./load-driver.js";
 import { ReplicaProcess } from "./replica-process.js";
-import { rawCommand } from "./resp.js";
+import { forgetService, rawCommand } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
 import { FIXED_50 } from "./spec-policies.js";
 
@@ -20,11 +20,19 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * private server: the 50 rps scenario across processes, and a replica killed with SIGKILL.
  */
 export function describeReplicaProcessScenarios(adapter: LimiterAdapter): void {
-  describe(`Limiter replicas in child processes through ${adapter.name}`, () => {
+  // Four Node processes and Redis on 2 cores: wall-clock bounds get one retry (see limiter-scenarios.ts).
+  describe(`Limiter replicas in child processes through ${adapter.name}`, { retry: 1 }, () => {
     let server: RedisServer;
     const children: ReplicaProcess[] = [];
+    const byService = new Map<string, ReplicaProcess[]>();
 
     async function spawnReplicas(service: string, n: number, extra: LimiterOptions = {}) {
+      // A retried test asks for its service again: the first attempt's processes go, and their keys.
+      const earlier = byService.get(service);
+      if (earlier !== undefined) {
+        await Promise.all(earlier.map((c) => c.stop(3000)));
+        await forgetService(server.port, service);
+      }
       const spawned = await Promise.allSettled(
         Array.from({ length: n }, (_, i) =>
           ReplicaProcess.spawn({
@@ -35,6 +43,10 @@ export function describeReplicaProcessScenarios(adapter: LimiterAdapter): void {
         ),
       );
       for (const s of spawned) if (s.status === "fulfilled") children.push(s.value);
+      byService.set(
+        service,
+        spawned.flatMap((s) => (s.status === "fulfilled" ? [s.value] : [])),
+      );
       const failed = spawned.find((s) => s.status === "rejected");
       if (failed) throw failed.reason;
       return spawned.map((s) => (s as PromiseFulfilledResult<ReplicaProcess>).value);

@@ -52,3 +52,16 @@ export async function ping(port: number, timeoutMs = 500, host = "127.0.0.1"): P
     return false;
   }
 }
+
+/**
+ * Deletes every key of `service` (rate and concurrency hashes, the registry): a retried test starts
+ * from an empty store, as its first attempt did.
+ */
+export async function forgetService(port: number, service: string): Promise<void> {
+  for (const pattern of [`*{${service}:*`, `*{${service}}*`]) {
+    const keys = (await rawCommand(port, ["KEYS", pattern]))
+      .split("\r\n")
+      .filter((line) => line !== "" && !line.startsWith("*") && !line.startsWith("$"));
+    if (keys.length > 0) await rawCommand(port, ["DEL", ...keys]);
+  }
+}

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
+  forgetService,
   NO_REDIS_MESSAGE,
   ping,
   type RedisServer,
@@ -22,6 +23,16 @@ describe("private redis server", () => {
   afterEach(async () => {
     await srv?.stop();
     srv = undefined;
+  });
+
+  it("forgetService deletes one service's keys and leaves the others", async () => {
+    srv = await startRedis();
+    const keys = ["rl2:{a:k}:0001", "cc2:{a:k}:3", "rl2:{a}:pods", "rl2:{ab:k}:0001", "rl2:{b}:pods"];
+    for (const k of keys) await rawCommand(srv.port, ["SET", k, "1"]);
+    await forgetService(srv.port, "a");
+    const left = [];
+    for (const k of keys) if ((await rawCommand(srv.port, ["EXISTS", k])) === ":1\r\n") left.push(k);
+    expect(left).toEqual(["rl2:{ab:k}:0001", "rl2:{b}:pods"]);
   });
 
   it("starts on a free port, answers PING, and is gone after stop", async () => {
