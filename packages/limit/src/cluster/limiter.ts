@@ -327,12 +327,9 @@ export class Limiter {
    * (also for an unknown subject, which `check` calls unlimited). Never returns a promise.
    */
   tryCheck(subject: string, cost = 1): Decision | undefined {
-    const k = this.rates.get(subject);
-    if (k === undefined) {
-      if (cost !== 1) checkCost(cost);
-      return this.caps.has(subject) ? UNLIMITED : undefined;
-    }
     if (cost !== 1) checkCost(cost);
+    const k = this.rates.get(subject);
+    if (k === undefined) return this.caps.has(subject) ? UNLIMITED : undefined;
     return this.admit(k, cost, ALLOW_LOCAL) ?? this.decideNow(k, cost);
   }
 
@@ -342,13 +339,12 @@ export class Limiter {
    * Rejects with InvalidCostError for a bad cost, LimiterClosedError after shutdown.
    */
   async check(subject: string, cost = 1): Promise<Decision> {
+    if (cost !== 1) checkCost(cost);
     const k = this.rates.get(subject);
     if (k === undefined) {
-      if (cost !== 1) checkCost(cost);
       if (this.phase === "closed") throw new LimiterClosedError("check");
       return UNLIMITED;
     }
-    if (cost !== 1) checkCost(cost);
     return this.admit(k, cost, ALLOW_LOCAL) ?? this.decideNow(k, cost) ?? this.waitForSync(k, cost);
   }
 
@@ -358,12 +354,9 @@ export class Limiter {
    * undecided (call `check`). Admission from credit allocates nothing.
    */
   tryAdmit(subject: string, cost = 1): boolean | undefined {
-    const k = this.rates.get(subject);
-    if (k === undefined) {
-      if (cost !== 1) checkCost(cost);
-      return this.caps.has(subject) ? true : undefined;
-    }
     if (cost !== 1) checkCost(cost);
+    const k = this.rates.get(subject);
+    if (k === undefined) return this.caps.has(subject) ? true : undefined;
     if (this.spend(k, cost, ALLOW_LOCAL) !== NO_CREDIT) return true;
     const d = this.decideNow(k, cost);
     return d === undefined ? undefined : d.kind !== "deny";
@@ -1086,8 +1079,9 @@ export class Limiter {
       // units kept for it are in no one else's reach, so it waits only for those ahead (in `others`),
       // not for one unseen cold admit per other replica; a longer wait would leave its unit idle.
       const ticketed = s.request.need > 0;
-      // Extension: and for the batch it will ask for, so one round trip fetches a pacing interval's share.
-      const ahead = ticketed ? Math.max(this.batchSize(k) - 1, 0) : Math.max(this.replicaCount, 1) - 1;
+      // Extension: and for the rest of the batch it asked for (older tickets held a batch each in the
+      // store), so one round trip fetches a pacing interval's share.
+      const ahead = ticketed ? Math.max(batch - 1, 0) : Math.max(this.replicaCount, 1) - 1;
       const held = paced ? reply.kept + reply.granted : 0;
       const reserved = reply.others + k.localExtra() + ahead + held;
       let ms = 1;

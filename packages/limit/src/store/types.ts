@@ -42,8 +42,8 @@ export interface RateRequest {
   need: number;
   /**
    * Extension: with requests waiting, credit this replica may take beyond the fair share (its share of
-   * what frees until its next sync), so an overloaded replica asks about once per sync interval, not
-   * once per freed unit. 0 (or absent): the spec's grant step.
+   * what frees in one pacing interval), so an overloaded replica asks about once per pacing interval,
+   * not once per freed unit; older tickets then hold this much each. 0 (or absent): the spec's grant step.
    */
   batch?: number;
   /** min(localAllowance, 1). */
