@@ -3,9 +3,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { loadavg, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { BASELINE_ENV } from "./baseline.js";
 import { runChild } from "./child.js";
 import { describeMachine } from "./machine.js";
-import { updateReadme } from "./readme-table.js";
+import { RESULTS_PAGE, updateReadme } from "./readme-table.js";
 import { CASE_NAMES } from "./registry.js";
 import { report } from "./table.js";
 import { computeTargets } from "./targets.js";
@@ -19,6 +20,7 @@ export const COMMITTED_JSON = join(benchDir, "results", "bench.json");
 
 const USAGE = `usage: npm run bench -- [case ...] [--smoke] [--out file.json]
        npm run bench -- --readme [--from file.json]   rewrite the README table from the committed JSON
+       npm run bench -- hot-1 hot-16 --baseline DIR   also measure DIR's @resil/limit (e.g. a worktree)
        npm run bench -- --list
 cases: ${CASE_NAMES.join(", ")}
 A full run (no case named, no --smoke) writes ${relative(repoRoot, COMMITTED_JSON)};
@@ -31,6 +33,7 @@ interface Args {
   list: boolean;
   out?: string;
   from?: string;
+  baseline?: string;
   child?: string;
   resultFile?: string;
 }
@@ -49,6 +52,7 @@ function parse(argv: readonly string[]): Args {
     else if (a === "--list") args.list = true;
     else if (a === "--out") args.out = value();
     else if (a === "--from") args.from = value();
+    else if (a === "--baseline") args.baseline = value();
     else if (a === "--child") args.child = value();
     else if (a === "--result-file") args.resultFile = value();
     else if (a === "--help" || a === "-h") {
@@ -116,10 +120,12 @@ async function main(): Promise<void> {
   if (args.readme) {
     const from = resolve(args.from ?? COMMITTED_JSON);
     const readme = join(repoRoot, "README.md");
-    updateReadme(readme, from, relative(repoRoot, from));
-    console.log(`README.md: bench region rewritten from ${relative(repoRoot, from)}`);
+    updateReadme(readme, join(repoRoot, RESULTS_PAGE), from, relative(repoRoot, from));
+    console.log(`README.md and ${RESULTS_PAGE}: rewritten from ${relative(repoRoot, from)}`);
     return;
   }
+  // Case processes inherit it: the hot-path cases then also measure that checkout's Limiter.
+  if (args.baseline !== undefined) process.env[BASELINE_ENV] = resolve(args.baseline);
   const names = args.cases.length > 0 ? args.cases : [...CASE_NAMES];
   const started = performance.now();
   const loadAtStart = loadavg()[0] ?? 0;

@@ -1,6 +1,14 @@
 import type { RedisServer } from "@resil/testkit";
 import type { Redis } from "ioredis";
 import { RateLimiterRedis } from "rate-limiter-flexible";
+import {
+  type Baseline,
+  baselineTryAdmitCallers,
+  baselineTryAdmitOne,
+  baselineTryCheckCallers,
+  baselineTryCheckOne,
+  loadBaseline,
+} from "./baseline.js";
 import { floorCallers, floorClockCallers, floorClockOneCaller, floorOneCaller } from "./floor.js";
 import { measure, measureOptions, type Unavailable, type Variant } from "./harness.js";
 import { HUGE_LIMIT, makeKeys } from "./keys.js";
@@ -19,6 +27,7 @@ export async function hotPath(opts: RunOptions, keyCount: number, callers: "one"
   const keys = makeKeys(keyCount);
   const one = callers === "one";
   let resil: ResilHandle | undefined;
+  let baseline: Baseline | undefined;
   let server: RedisServer | string = "not started";
   let client: Redis | undefined;
   try {
@@ -37,6 +46,11 @@ export async function hotPath(opts: RunOptions, keyCount: number, callers: "one"
       one ? v.resilTryAdmitOne(l, keys, undecidedAdmit) : v.resilTryAdmitCallers(l, keys, undecidedAdmit),
     );
     list.push(one ? v.resilCheckOne(l, keys) : v.resilCheckCallers(l, keys));
+    baseline = await loadBaseline(keys);
+    if (baseline) {
+      list.push(one ? baselineTryCheckOne(baseline, keys) : baselineTryCheckCallers(baseline, keys));
+      list.push(one ? baselineTryAdmitOne(baseline, keys) : baselineTryAdmitCallers(baseline, keys));
+    }
     list.push(one ? v.limiterOne(keys) : v.limiterCallers(keys));
     const consume = one ? v.consumeOne : v.consumeCallers;
     list.push(consume("rlf-memory", v.LABELS.rlf, new RlfWindows(), keys));
@@ -66,6 +80,7 @@ export async function hotPath(opts: RunOptions, keyCount: number, callers: "one"
     return rows;
   } finally {
     await resil?.close();
+    await baseline?.close();
     if (client) await disconnect(client);
     if (typeof server !== "string") await server.stop();
   }

@@ -71,15 +71,16 @@ export function targetsTable(targets: readonly Target[]): string {
   return lines.join("\n");
 }
 
-/** The whole report: machine, targets, then each case. Used by the console and by the README region. */
+/** One line: the machine, the mode, the date, the run's length and the host's load. */
+export function machineSummary(file: BenchFile): string {
+  return `Machine: ${machineLine(file.machine)}. Mode: ${file.mode}, ${file.generatedAt.slice(0, 10)}, ${Math.round(
+    file.totalMs / 1000,
+  )} s in all; 1-minute load average ${file.loadAvg[0]} at the start, ${file.loadAvg[1]} at the end.`;
+}
+
+/** The whole report: machine, targets, then each case. Used by the console and by the results page. */
 export function report(file: BenchFile): string {
-  const parts = [
-    `Machine: ${machineLine(file.machine)}. Mode: ${file.mode}, ${file.generatedAt.slice(0, 10)}, ${Math.round(
-      file.totalMs / 1000,
-    )} s in all; 1-minute load average ${file.loadAvg[0]} at the start, ${file.loadAvg[1]} at the end.`,
-    "",
-    targetsTable(file.targets),
-  ];
+  const parts = [machineSummary(file), "", targetsTable(file.targets)];
   for (const c of file.cases) parts.push("", caseTable(c));
   return parts.join("\n");
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { END, readmeRegion, replaceRegion, START } from "../src/readme-table.js";
+import { END, readmeRegion, replaceRegion, resultsPage, START } from "../src/readme-table.js";
 import type { BenchFile } from "../src/types.js";
 
 const file: BenchFile = {
@@ -73,8 +73,19 @@ describe("replaceRegion", () => {
 });
 
 describe("readmeRegion", () => {
-  it("names the machine and the source file, and shows ratios and missing rows", () => {
+  it("names the machine and the source file, shows the targets and links the full tables", () => {
     const body = readmeRegion(file, "apps/bench/results/bench.json");
+    expect(body).toContain("Test CPU, 2 cores");
+    expect(body).toContain("| t | <= 2x | 1.5x | yes |");
+    expect(body).toContain("](apps/bench/RESULTS.md)");
+    expect(body).not.toContain("| resil | 15 ns/op");
+    expect(body).not.toContain(START);
+  });
+});
+
+describe("resultsPage", () => {
+  it("names the machine and the source file, and shows ratios and missing rows", () => {
+    const body = resultsPage(file, "apps/bench/results/bench.json");
     expect(body).toContain("Test CPU, 2 cores");
     expect(body).toContain("Node v20.0.0");
     expect(body).toContain("apps/bench/results/bench.json");
