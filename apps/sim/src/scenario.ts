@@ -111,6 +111,13 @@ export const scenarioSchema = z
      * background loop not started; loop: each replica runs its own background loop on the virtual clock.
      */
     driver: z.enum(["steps", "loop"]).default("steps"),
+    /** A window is over only above its bound plus this: units, or a percentage of the limit ("1%"). */
+    tolerance: z
+      .union([
+        z.number().nonnegative(),
+        z.string().regex(/^\d+(\.\d+)?%$/, 'expected units (a number) or a percentage of the limit ("1%")'),
+      ])
+      .default(0),
     /** steps driver: how often (ms) the simulation runs a sync round on every replica. */
     syncEveryMs: z.number().int().min(1).max(1000).default(1),
   })
@@ -213,4 +220,10 @@ export function primaryLimit(s: Scenario): LimitSpec {
 /** Most units the checker accepts in one aligned window (token bucket: a full bucket plus a window of refill). */
 export function windowBound(s: Scenario, l: LimitSpec): number {
   return s.algorithm === "token" ? l.limit + (s.burst ?? l.limit) : l.limit;
+}
+
+/** The units a window of this limit may go over its bound before it counts as over. */
+export function toleranceUnits(s: Scenario, l: LimitSpec): number {
+  const t = s.tolerance;
+  return typeof t === "number" ? t : (l.limit * Number(t.slice(0, -1))) / 100;
 }

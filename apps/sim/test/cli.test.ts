@@ -9,8 +9,8 @@ import { memoryIo } from "./helpers/io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "resil-sim-cli-"));
 
-async function run(argv: string[]) {
-  const io = memoryIo();
+async function run(argv: string[], baseDir?: string) {
+  const io = memoryIo(baseDir);
   const code = await main(argv, io, limiterBackend);
   return { code, ...io };
 }
@@ -29,7 +29,8 @@ describe("resil-sim with the real Limiter", () => {
       /^window\s+t\(s\)\s+offered\s+admitted\s+limit\s+over\s+denied\s+pod-0\s+pod-1\s+pod-2\s+pod-3$/m,
     );
     expect(r.out).toContain("utilisation:");
-    expect(r.out).toContain("windows over limit: 0 of 3 (limit held)");
+    expect(r.out).toContain("windows over limit: 0 of 3 (limit held; tolerance 0)");
+    expect(r.out).toContain("limiter options:    the library's defaults");
     expect(r.out).toContain("# admitted");
     expect(r.err).toMatch(/^speed: 3 simulated s in [\d.]+ s wall = [\d.]+ simulated s per wall s/m);
   });
@@ -155,8 +156,8 @@ describe("resil-sim with the real Limiter", () => {
     ]);
     expect(r.code).toBe(EXIT.ok);
     expect(r.out).toContain("from-file: 3 replicas, sliding 20/second");
-    expect(r.files.get("plot.svg")).toMatch(/^<svg [\s\S]*<polyline[\s\S]*<\/svg>\n$/);
-    expect(r.files.get("x.yaml")).toContain("replicas: 3");
+    expect(r.files.get(join(r.baseDir, "plot.svg"))).toMatch(/^<svg [\s\S]*<polyline[\s\S]*<\/svg>\n$/);
+    expect(r.files.get(join(r.baseDir, "x.yaml"))).toContain("replicas: 3");
   });
 
   it("sweep prints one summary row per value", async () => {
