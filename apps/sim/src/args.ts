@@ -129,7 +129,10 @@ export function parseCli(argv: string[]): CliOptions {
     const rangeRaw = str("range");
     if ((valuesRaw === undefined) === (rangeRaw === undefined))
       throw new ArgsError("sweep: give exactly one of --values a,b,c or --range from..to[:step]");
-    sweep = { param: vary, values: valuesRaw !== undefined ? numberList("values", valuesRaw) : range(rangeRaw!) };
+    sweep = {
+      param: vary,
+      values: valuesRaw !== undefined ? numberList("values", valuesRaw) : range(rangeRaw!),
+    };
   } else {
     for (const flag of ["vary", "values", "range"])
       if (values[flag] !== undefined) throw new ArgsError(`--${flag}: only for the sweep command`);

@@ -1,6 +1,6 @@
 import type { CrashReport, RawRun } from "./engine.js";
-import { OUTCOMES, type Outcome } from "./replica.js";
 import { type TuningOverride, tuningOverrides } from "./library-defaults.js";
+import { OUTCOMES, type Outcome } from "./replica.js";
 import { primaryLimit, type Scenario, toleranceUnits, WINDOW_MS, windowBound } from "./scenario.js";
 
 /** One row of the table: a window of the shortest limit. Units are cost units. */

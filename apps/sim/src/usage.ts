@@ -29,9 +29,12 @@ export function usage(): string {
   const lines: string[] = [];
   for (const group of Object.keys(GROUP_TITLES) as FlagGroup[]) {
     if (GROUP_TITLES[group]) lines.push(GROUP_TITLES[group]);
-    for (const f of FLAG_TABLE.filter((x) => x.group === group)) lines.push(...flagLines(f, helpDefault(f, defaults)));
+    for (const f of FLAG_TABLE.filter((x) => x.group === group))
+      lines.push(...flagLines(f, helpDefault(f, defaults)));
     if (group === "sweep")
-      lines.push(...wrap(`P: ${Object.keys(SWEEP_PARAMS).join(", ")}`, WIDTH - DESCRIPTION_AT, DESCRIPTION_AT));
+      lines.push(
+        ...wrap(`P: ${Object.keys(SWEEP_PARAMS).join(", ")}`, WIDTH - DESCRIPTION_AT, DESCRIPTION_AT),
+      );
   }
   return `${HEADER}\n${lines.join("\n")}\n\n${FOOTER}`;
 }
@@ -41,7 +44,8 @@ function flagLines(f: FlagSpec, fallback: string | undefined): string[] {
   const left = `  ${f.short ? `-${f.short}, ` : "    "}--${f.name}${f.value ? ` ${f.value}` : ""}`;
   const text = fallback === undefined ? f.description : `${f.description} [${fallback}]`;
   const body = wrap(text, WIDTH - DESCRIPTION_AT, DESCRIPTION_AT);
-  if (left.length < DESCRIPTION_AT - 1) return [left.padEnd(DESCRIPTION_AT) + body[0]!.trimStart(), ...body.slice(1)];
+  if (left.length < DESCRIPTION_AT - 1)
+    return [left.padEnd(DESCRIPTION_AT) + body[0]!.trimStart(), ...body.slice(1)];
   return [left, ...body];
 }
 

@@ -35,9 +35,14 @@ describe("--help", () => {
       expect(help).toContain(p);
       expect(parseCli(["sweep", "--vary", p, "--values", "1"]).sweep?.param).toBe(p);
     }
-    const tuning = FLAG_TABLE.filter((f) => f.field?.[0] === "limiter" && f.kind === "number").map((f) => f.name);
-    expect(tuning).toEqual(expect.arrayContaining(["redis-timeout", "sync-interval", "cache-ttl", "local-allowance"]));
-    for (const name of [...tuning, "replicas", "latency", "jitter", "load"]) expect(SWEEP_PARAMS).toHaveProperty(name);
+    const tuning = FLAG_TABLE.filter((f) => f.field?.[0] === "limiter" && f.kind === "number").map(
+      (f) => f.name,
+    );
+    expect(tuning).toEqual(
+      expect.arrayContaining(["redis-timeout", "sync-interval", "cache-ttl", "local-allowance"]),
+    );
+    for (const name of [...tuning, "replicas", "latency", "jitter", "load"])
+      expect(SWEEP_PARAMS).toHaveProperty(name);
   });
 
   it("keeps lines within 100 columns", () => {

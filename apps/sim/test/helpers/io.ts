@@ -4,7 +4,9 @@ import type { Io } from "../../src/main.js";
  * An Io that records everything (files included, by absolute path) instead of writing to the
  * process; relative paths are taken from `baseDir`.
  */
-export function memoryIo(baseDir = "/sim-user-dir"): Io & { out: string; err: string; files: Map<string, string> } {
+export function memoryIo(
+  baseDir = "/sim-user-dir",
+): Io & { out: string; err: string; files: Map<string, string> } {
   const io = {
     out: "",
     err: "",
