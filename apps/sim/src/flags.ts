@@ -24,145 +24,86 @@ export interface FlagSpec {
   sweep?: true;
 }
 
-const scenario = (f: Omit<FlagSpec, "group" | "type">): FlagSpec => ({
-  type: "string",
-  group: "scenario",
-  ...f,
-});
-const limiter = (f: Omit<FlagSpec, "group" | "type">): FlagSpec => ({
-  type: "string",
-  group: "limiter",
-  ...f,
-});
-const tuning = (name: string, field: string, value: string, description: string): FlagSpec =>
-  limiter({ name, field: ["limiter", field], kind: "number", value, description, sweep: true });
+type Extra = Pick<FlagSpec, "default" | "short">;
+
+/** `"replicas/n"`: the name, and after a slash its one-letter short form. */
+function named(names: string, extra: Extra = {}): Pick<FlagSpec, "name" | "short" | "default"> {
+  const [name, short] = names.split("/");
+  return { name: name!, ...(short ? { short } : {}), ...extra };
+}
+/** A number that sets one scenario field (dotted path); `sweep --vary` accepts it. */
+const num = (
+  group: FlagGroup,
+  names: string,
+  value: string,
+  field: string,
+  description: string,
+  extra?: Extra,
+) =>
+  ({
+    ...named(names, extra),
+    type: "string",
+    group,
+    value,
+    field: field.split("."),
+    kind: "number",
+    description,
+    sweep: true,
+  }) as FlagSpec;
+/** A word that sets one scenario field (dotted path). */
+const word = (group: FlagGroup, names: string, value: string, field: string, description: string) =>
+  ({
+    ...named(names),
+    type: "string",
+    group,
+    value,
+    field: field.split("."),
+    kind: "word",
+    description,
+  }) as FlagSpec;
+/** A string the parser reads itself (lists, spans, files); `multiple` for fault flags. */
+const text = (
+  group: FlagGroup,
+  names: string,
+  value: string,
+  description: string,
+  extra?: Extra & { multiple?: true },
+) =>
+  ({
+    ...named(names, extra),
+    type: "string",
+    group,
+    value,
+    description,
+    multiple: extra?.multiple,
+  }) as FlagSpec;
+const bool = (group: FlagGroup, names: string, description: string) =>
+  ({ ...named(names), type: "boolean", group, description }) as FlagSpec;
+const tuning = (name: string, field: string, value: string, description: string) =>
+  num("limiter", name, value, `limiter.${field}`, description);
 
 /** Every flag the CLI knows, in `--help` order. */
 export const FLAG_TABLE: readonly FlagSpec[] = [
-  scenario({
-    name: "scenario",
-    short: "s",
-    value: "FILE",
-    description: "JSON or YAML scenario; flags override its fields",
-  }),
-  scenario({
-    name: "name",
-    field: ["name"],
-    kind: "word",
-    value: "NAME",
-    description: "name printed in the summary",
-  }),
-  scenario({
-    name: "replicas",
-    short: "n",
-    field: ["replicas"],
-    kind: "number",
-    value: "N",
-    description: "replicas at the start",
-    sweep: true,
-  }),
-  scenario({
-    name: "limit",
-    short: "l",
-    value: "L",
-    description: "units per window; or a list: 50/s,2000/min",
-    default: "50",
-  }),
-  scenario({
-    name: "window",
-    short: "w",
-    value: "W",
-    description: "second | minute | hour, for a plain --limit",
-    default: "second",
-  }),
-  scenario({
-    name: "algorithm",
-    short: "a",
-    value: "A",
-    description: "fixed | sliding | token",
-    default: "sliding",
-  }),
-  scenario({
-    name: "burst",
-    field: ["burst"],
-    kind: "number",
-    value: "N",
-    description: "token bucket capacity",
-    default: "the limit",
-    sweep: true,
-  }),
-  scenario({
-    name: "load",
-    field: ["load"],
-    kind: "number",
-    value: "X",
-    description: "offered load, a multiple of the tightest limit",
-    sweep: true,
-  }),
-  scenario({
-    name: "duration",
-    short: "d",
-    field: ["duration"],
-    kind: "number",
-    value: "S",
-    description: "simulated seconds",
-    sweep: true,
-  }),
-  scenario({
-    name: "seed",
-    field: ["seed"],
-    kind: "number",
-    value: "N",
-    description: "random seed",
-    sweep: true,
-  }),
-  scenario({
-    name: "traffic",
-    field: ["traffic", "shape"],
-    kind: "word",
-    value: "SHAPE",
-    description: "steady | bursty | diurnal | skewed",
-  }),
-  scenario({
-    name: "skew",
-    field: ["traffic", "skew"],
-    kind: "number",
-    value: "SHARE",
-    description: "share of traffic on replica 0",
+  text("scenario", "scenario/s", "FILE", "JSON or YAML scenario; flags override its fields"),
+  word("scenario", "name", "NAME", "name", "name printed in the summary"),
+  num("scenario", "replicas/n", "N", "replicas", "replicas at the start"),
+  text("scenario", "limit/l", "L", "units per window; or a list: 50/s,2000/min", { default: "50" }),
+  text("scenario", "window/w", "W", "second | minute | hour, for a plain --limit", { default: "second" }),
+  text("scenario", "algorithm/a", "A", "fixed | sliding | token", { default: "sliding" }),
+  num("scenario", "burst", "N", "burst", "token bucket capacity", { default: "the limit" }),
+  num("scenario", "load", "X", "load", "offered load, a multiple of the tightest limit"),
+  num("scenario", "duration/d", "S", "duration", "simulated seconds"),
+  num("scenario", "seed", "N", "seed", "random seed"),
+  word("scenario", "traffic", "SHAPE", "traffic.shape", "steady | bursty | diurnal | skewed"),
+  num("scenario", "skew", "SHARE", "traffic.skew", "share of traffic on replica 0", {
     default: "even; 0.8 for skewed",
-    sweep: true,
   }),
-  scenario({
-    name: "period",
-    field: ["traffic", "period"],
-    kind: "number",
-    value: "S",
-    description: "bursty / diurnal period",
+  num("scenario", "period", "S", "traffic.period", "bursty / diurnal period", {
     default: "10 / the whole run",
-    sweep: true,
   }),
-  scenario({
-    name: "duty",
-    field: ["traffic", "duty"],
-    kind: "number",
-    value: "F",
-    description: "bursty: fraction of the period that is on",
-    sweep: true,
-  }),
-  scenario({
-    name: "trough",
-    field: ["traffic", "trough"],
-    kind: "number",
-    value: "F",
-    description: "diurnal: lowest rate as a fraction of the mean",
-    sweep: true,
-  }),
-  scenario({
-    name: "cost",
-    value: "C",
-    description: "cost per request, or weighted costs 1:0.9,10:0.1",
-    default: "1",
-  }),
+  num("scenario", "duty", "F", "traffic.duty", "bursty: fraction of the period that is on"),
+  num("scenario", "trough", "F", "traffic.trough", "diurnal: lowest rate as a fraction of the mean"),
+  text("scenario", "cost", "C", "cost per request, or weighted costs 1:0.9,10:0.1", { default: "1" }),
   tuning("sync-interval", "syncIntervalMs", "MS", "sync period of a busy key"),
   tuning("local-allowance", "localAllowance", "A", "share of the free budget one grant may take"),
   tuning("cache-ttl", "cacheTtlMs", "MS", "trust in a store view; outage tolerance"),
@@ -173,180 +114,43 @@ export const FLAG_TABLE: readonly FlagSpec[] = [
   tuning("round-timeout", "roundTimeoutMs", "MS", "deadline of one store round trip"),
   tuning("tick", "tickMs", "MS", "background loop tick (loop driver only)"),
   tuning("max-keys", "maxKeysPerRound", "N", "keys per round trip"),
-  limiter({
-    name: "on-store-unavailable",
-    field: ["limiter", "onStoreUnavailable"],
-    kind: "word",
-    value: "MODE",
-    description: "localShare | allow",
-  }),
-  limiter({
-    name: "last-mile",
-    field: ["limiter", "lastMile"],
-    kind: "word",
-    value: "MODE",
-    description: "sync | local",
-  }),
-  limiter({
-    name: "max-concurrent",
-    field: ["concurrency", "max"],
-    kind: "number",
-    value: "N",
-    description: "also cap concurrency at N slots",
+  word("limiter", "on-store-unavailable", "MODE", "limiter.onStoreUnavailable", "localShare | allow"),
+  word("limiter", "last-mile", "MODE", "limiter.lastMile", "sync | local"),
+  num("limiter", "max-concurrent", "N", "concurrency.max", "also cap concurrency at N slots", {
     default: "none",
-    sweep: true,
   }),
-  limiter({
-    name: "hold",
-    field: ["concurrency", "holdMs"],
-    kind: "number",
-    value: "MS",
-    description: "how long an admitted request holds its slot",
+  num("limiter", "hold", "MS", "concurrency.holdMs", "how long an admitted request holds its slot", {
     default: "100",
-    sweep: true,
   }),
-  limiter({
-    name: "driver",
-    field: ["driver"],
-    kind: "word",
-    value: "D",
-    description:
-      "steps: a sync round on every replica every --sync-every ms, the reference model; loop: each replica's own background loop",
+  word(
+    "limiter",
+    "driver",
+    "D",
+    "driver",
+    "steps: a sync round on every replica every --sync-every ms, the reference model; loop: each replica's own background loop",
+  ),
+  num("limiter", "sync-every", "MS", "syncEveryMs", "steps driver: sync period in simulated ms"),
+  num("store", "latency", "MS", "store.latencyMs", "store round-trip latency"),
+  num("store", "jitter", "MS", "store.jitterMs", "extra random latency, uniform in [0, MS)"),
+  text("store", "outage", "T1-T2", "the store is down from T1 to T2", { multiple: true }),
+  text("store", "slow", "T1-T2:MS", "the store is MS slower from T1 to T2", { multiple: true }),
+  text("store", "crash", "[R@]T", "replica R [0] crashes at T (leases and slots leak)", { multiple: true }),
+  text("store", "join", "T", "a new replica joins at T", { multiple: true }),
+  text("output", "tolerance", "T", "a window is over only above its limit + T units (or T%, e.g. 1%)", {
+    default: "0",
   }),
-  limiter({
-    name: "sync-every",
-    field: ["syncEveryMs"],
-    kind: "number",
-    value: "MS",
-    description: "steps driver: sync period in simulated ms",
-    sweep: true,
-  }),
-  {
-    name: "latency",
-    type: "string",
-    group: "store",
-    field: ["store", "latencyMs"],
-    kind: "number",
-    value: "MS",
-    description: "store round-trip latency",
-    sweep: true,
-  },
-  {
-    name: "jitter",
-    type: "string",
-    group: "store",
-    field: ["store", "jitterMs"],
-    kind: "number",
-    value: "MS",
-    description: "extra random latency, uniform in [0, MS)",
-    sweep: true,
-  },
-  {
-    name: "outage",
-    type: "string",
-    group: "store",
-    multiple: true,
-    value: "T1-T2",
-    description: "the store is down from T1 to T2",
-  },
-  {
-    name: "slow",
-    type: "string",
-    group: "store",
-    multiple: true,
-    value: "T1-T2:MS",
-    description: "the store is MS slower from T1 to T2",
-  },
-  {
-    name: "crash",
-    type: "string",
-    group: "store",
-    multiple: true,
-    value: "[R@]T",
-    description: "replica R [0] crashes at T (leases and slots leak)",
-  },
-  {
-    name: "join",
-    type: "string",
-    group: "store",
-    multiple: true,
-    value: "T",
-    description: "a new replica joins at T",
-  },
-  {
-    name: "tolerance",
-    type: "string",
-    group: "output",
-    field: ["tolerance"],
-    value: "T",
-    description: "a window is over only above its limit + T units (or T%, e.g. 1%)",
-  },
-  {
-    name: "json",
-    type: "boolean",
-    group: "output",
-    description: "the report as JSON on stdout (nothing else on stdout)",
-  },
-  {
-    name: "svg",
-    type: "string",
-    group: "output",
-    value: "FILE",
-    description: "write an SVG plot of offered, admitted, limit and faults",
-  },
-  {
-    name: "check",
-    type: "boolean",
-    group: "output",
-    description: "exit 1 when any window went over its limit (+ tolerance)",
-  },
-  {
-    name: "save-scenario",
-    type: "string",
-    group: "output",
-    value: "FILE",
-    description: "write the effective scenario as YAML",
-  },
-  {
-    name: "rows",
-    type: "string",
-    group: "output",
-    value: "N",
-    description: "most table rows",
-    default: "60",
-  },
-  {
-    name: "progress",
-    type: "string",
-    group: "output",
-    value: "WHEN",
-    description: "auto (TTY) | always | never",
-    default: "auto",
-  },
-  {
-    name: "quiet",
-    short: "q",
-    type: "boolean",
-    group: "output",
-    description: "no speed line, no progress bar",
-  },
-  {
-    name: "vary",
-    type: "string",
-    group: "sweep",
-    value: "P",
-    description: "the flag to vary, one of P below",
-  },
-  { name: "values", type: "string", group: "sweep", value: "a,b,c", description: "the values to try, or" },
-  {
-    name: "range",
-    type: "string",
-    group: "sweep",
-    value: "FROM..TO[:STEP]",
-    description: "from FROM to TO by STEP [1]",
-  },
-  { name: "help", short: "h", type: "boolean", group: "general", description: "this text" },
-  { name: "version", type: "boolean", group: "general", description: "the version" },
+  bool("output", "json", "the report as JSON on stdout (nothing else on stdout)"),
+  text("output", "svg", "FILE", "write an SVG plot of offered, admitted, limit and faults"),
+  bool("output", "check", "exit 1 when any window went over its limit (+ tolerance)"),
+  text("output", "save-scenario", "FILE", "write the effective scenario as YAML"),
+  text("output", "rows", "N", "most table rows", { default: "60" }),
+  text("output", "progress", "WHEN", "auto (TTY) | always | never", { default: "auto" }),
+  bool("output", "quiet/q", "no speed line, no progress bar"),
+  text("sweep", "vary", "P", "the flag to vary, one of P below"),
+  text("sweep", "values", "a,b,c", "the values to try, or"),
+  text("sweep", "range", "FROM..TO[:STEP]", "from FROM to TO by STEP [1]"),
+  bool("general", "help/h", "this text"),
+  bool("general", "version", "the version"),
 ];
 
 /** The flags `sweep --vary` accepts, and the scenario field each one sets. */
