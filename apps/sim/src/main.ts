@@ -1,4 +1,4 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { type CliOptions, mergeOverrides, parseCli } from "./args.js";
 import { type Backend, simulate } from "./engine.js";
@@ -47,6 +47,14 @@ export const processIo: Io = {
 export const EXIT = { ok: 0, overLimit: 1, badArgs: 2, internal: 3 } as const;
 
 /** Runs the CLI; returns the exit code. */
+/** The installed package's version (src/ and dist/ both sit one level below package.json). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return manifest.version;
+}
+
 export async function main(argv: string[], io: Io, backend: Backend): Promise<number> {
   let cli: CliOptions;
   let base: Record<string, unknown>;
@@ -59,7 +67,7 @@ export async function main(argv: string[], io: Io, backend: Backend): Promise<nu
       return EXIT.ok;
     }
     if (cli.command === "version") {
-      io.stdout("resil-sim 0.0.0\n");
+      io.stdout(`resil-sim ${packageVersion()}\n`);
       return EXIT.ok;
     }
     source = cli.scenarioFile

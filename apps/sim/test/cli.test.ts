@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { RATE_DEFAULTS } from "@resil/limit";
@@ -21,6 +21,17 @@ async function json(argv: string[]): Promise<Report> {
   expect(r.code, r.err).toBe(EXIT.ok);
   return JSON.parse(r.out) as Report;
 }
+
+describe("resil-sim --version", () => {
+  it("prints the version of the installed package", async () => {
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
+    const r = await run(["--version"]);
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toBe(`resil-sim ${manifest.version}\n`);
+  });
+});
 
 describe("resil-sim with the real Limiter", () => {
   it("prints the table, the summary, the chart and the speed line", async () => {
