@@ -1,7 +1,14 @@
 // One clock, one deadline scope and one DeadlineExceededError for retry and fallback together.
-export { type Clock, DeadlineExceededError, deadlineIn, systemClock } from "@resil/retry";
+export {
+  type Clock,
+  type Deadline,
+  DeadlineExceededError,
+  deadlineIn,
+  InvalidDeadlineError,
+  systemClock,
+} from "@resil/retry";
 export { FallbackConfigError } from "./errors.js";
-export { expand, type FallbacksOf, MAX_FALLBACKS_PER_NODE } from "./expand.js";
+export { expand, type FallbackList, type FallbacksOf, MAX_FALLBACKS_PER_NODE } from "./expand.js";
 export {
   type BreakerGate,
   denialWaitMs,
