@@ -1,4 +1,4 @@
-import type { TwoTier } from "@resil/breaker";
+import type { BreakerCheck, TwoTier } from "@resil/breaker";
 import { classify as classifyFailure, failureFrom, type Verdict } from "@resil/classify";
 import {
   type Clock,
@@ -153,7 +153,7 @@ export class ResilientCaller {
       const { hop, value, error, verdict } = await this.hop(endpoint, index, isLast, send, request, scope);
       hops.push(hop);
       this.counters.bump(this.counters.hops, hop.skip?.kind ?? hop.outcome);
-      this.emit({ type: "hop", ...hop });
+      if (this.options.onEvent) this.emit({ type: "hop", ...hop });
       if (hop.outcome === "served") return { ok: true, endpoint, value: value as T };
       if (hop.outcome === "skipped") {
         if (hop.skip?.kind === "rateLimited")
@@ -206,17 +206,20 @@ export class ResilientCaller {
   ): Promise<{ hop: HopReport; value?: T; error?: unknown; verdict?: Verdict }> {
     const o = this.options;
     const hop: HopReport = { endpoint, index, outcome: "skipped", attempts: [] };
-    const reason = safely(() => o.ineligible?.(endpoint));
-    if (reason.error !== undefined) return this.failedGate(hop, reason.error);
-    if (reason.value !== undefined)
-      return { hop: { ...hop, skip: { kind: "ineligible", reason: reason.value } } };
-    const vendor = safely(() => (o.vendorOf ?? identity)(endpoint));
-    if (vendor.error !== undefined) return this.failedGate(hop, vendor.error);
     const breakers = o.breakers;
-    const gate = breakers?.check(endpoint, vendor.value!);
+    let vendor: string;
+    let gate: BreakerCheck | undefined;
+    try {
+      const reason = o.ineligible?.(endpoint);
+      if (reason !== undefined) return { hop: { ...hop, skip: { kind: "ineligible", reason } } };
+      vendor = o.vendorOf ? o.vendorOf(endpoint) : endpoint;
+      gate = breakers?.check(endpoint, vendor);
+    } catch (error) {
+      return this.failedGate(hop, error);
+    }
     if (gate && !gate.allowed)
       return { hop: { ...hop, skip: { kind: "breakerOpen", retryInMs: gate.retryInMs } } };
-    const giveBack = () => breakers && gate && breakers.release(endpoint, vendor.value!, gate);
+    const giveBack = () => breakers && gate && breakers.release(endpoint, vendor, gate);
     let slot: { release(): void } | undefined;
     if (o.limiter) {
       try {
@@ -243,7 +246,7 @@ export class ResilientCaller {
       }
     }
     try {
-      return await this.attempts(hop, vendor.value!, isLast, send, scope, gate);
+      return await this.attempts(hop, vendor, isLast, send, scope, gate);
     } finally {
       slot?.release();
     }
@@ -271,7 +274,7 @@ export class ResilientCaller {
     isLast: boolean,
     send: Send<T>,
     scope: SignalScope | undefined,
-    gate: ReturnType<CallBreakers["check"]> | undefined,
+    gate: BreakerCheck | undefined,
   ): Promise<{ hop: HopReport; value?: T; error?: unknown; verdict?: Verdict }> {
     const o = this.options;
     const clock = this.clock;
@@ -305,7 +308,7 @@ export class ResilientCaller {
         report.ok = true;
         this.counters.attemptsOk++;
         if (breakers) quietly(() => breakers.recordSuccess(endpoint, vendor));
-        this.emit({ type: "attempt", endpoint, hop: index, ...report });
+        if (o.onEvent) this.emit({ type: "attempt", endpoint, hop: index, ...report });
         return { hop: { ...hop, outcome: "served" }, value };
       }
       report.error = error;
@@ -314,7 +317,7 @@ export class ResilientCaller {
         // neither the caller's abort nor the deadline says anything about the upstream
         if (breakers && n === 0 && gate) quietly(() => breakers.release(endpoint, vendor, gate));
         this.counters.attemptsFailed++;
-        this.emit({ type: "attempt", endpoint, hop: index, ...report });
+        if (o.onEvent) this.emit({ type: "attempt", endpoint, hop: index, ...report });
         return { hop: { ...hop, outcome: "failed", stop: "aborted" }, error, verdict: this.verdictOf(error) };
       }
       const verdict = this.verdictOf(error);
@@ -324,7 +327,7 @@ export class ResilientCaller {
       else this.counters.attemptsFailed++;
       if (breakers) quietly(() => breakers.recordFailure(endpoint, vendor, verdict));
       const fail = (stop: HopStop) => {
-        this.emit({ type: "attempt", endpoint, hop: index, ...report });
+        if (o.onEvent) this.emit({ type: "attempt", endpoint, hop: index, ...report });
         return { hop: { ...hop, outcome: "failed" as const, stop }, error, verdict };
       };
       if (!verdict.retryable) return fail("notRetryable");
@@ -335,7 +338,7 @@ export class ResilientCaller {
       if (waitMs > longest) return fail("failoverFirst");
       if (atMs !== undefined && clock.now() + waitMs >= atMs) return fail("deadline");
       report.waitMs = waitMs;
-      this.emit({ type: "attempt", endpoint, hop: index, ...report });
+      if (o.onEvent) this.emit({ type: "attempt", endpoint, hop: index, ...report });
       this.counters.retries++;
       if (waitMs > 0) await clock.sleep(waitMs, scope?.signal).catch(() => {});
       if (scope?.signal.aborted)
@@ -363,13 +366,5 @@ function quietly(update: () => void): void {
     update();
   } catch {
     // a throwing breaker must not turn a served hop into a failure, or hide the call's error
-  }
-}
-
-function safely<R>(fn: () => R): { value?: R; error?: unknown } {
-  try {
-    return { value: fn() };
-  } catch (error) {
-    return { error: error ?? new Error("a hook threw a nullish value") };
   }
 }
