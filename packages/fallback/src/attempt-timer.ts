@@ -23,13 +23,20 @@ export function startTimer(clock: Clock, ms: number, fire: () => void): () => vo
   return () => cancel.abort();
 }
 
+/** Where the call's scope tells the running attempt that the call was cut (no signal listener needed). */
+export interface CutHook {
+  cut: ((reason: unknown) => void) | undefined;
+}
+
 /**
- * Runs `send` with a signal that aborts on `parent` or after `timeoutMs`, and settles as soon as
- * either happens: a hung attempt that ignores its signal is abandoned, not awaited.
+ * Runs `send` with a signal that aborts when the call is cut (`parent`, told through `hook`) or after
+ * `timeoutMs`, and settles as soon as either happens: a hung attempt that ignores its signal is
+ * abandoned, not awaited. Without a timeout the parent's own signal is passed as it is.
  */
 export function guardAttempt<T>(
   send: (signal: AbortSignal) => T | PromiseLike<T>,
   parent: AbortSignal | undefined,
+  hook: CutHook | undefined,
   timeoutMs: number | undefined,
   clock: Clock,
 ): Promise<T> {
@@ -41,33 +48,35 @@ export function guardAttempt<T>(
     }
   }
   return new Promise<T>((resolve, reject) => {
-    const controller = new AbortController();
-    let cancelTimer: (() => void) | undefined;
-    const done = () => {
-      cancelTimer?.();
-      parent?.removeEventListener("abort", onParent);
-    };
-    const onParent = () => {
-      done();
-      controller.abort(parent?.reason);
-      reject(parent?.reason);
-    };
     if (parent?.aborted) {
       reject(parent.reason);
       return;
     }
-    parent?.addEventListener("abort", onParent, { once: true });
+    // the parent's signal serves when only the call can be cut; a timeout needs the attempt's own
+    const controller = timeoutMs === undefined ? undefined : new AbortController();
+    let cancelTimer: (() => void) | undefined;
+    const done = () => {
+      cancelTimer?.();
+      if (hook) hook.cut = undefined;
+    };
+    if (hook) {
+      hook.cut = (reason) => {
+        done();
+        controller?.abort(reason);
+        reject(reason);
+      };
+    }
     if (timeoutMs !== undefined) {
       cancelTimer = startTimer(clock, timeoutMs, () => {
         const error = new AttemptTimeoutError(timeoutMs);
         done();
-        controller.abort(error);
+        controller?.abort(error);
         reject(error);
       });
     }
     let pending: T | PromiseLike<T>;
     try {
-      pending = send(controller.signal);
+      pending = send(controller?.signal ?? parent ?? NEVER);
     } catch (error) {
       done();
       reject(error);

@@ -9,7 +9,7 @@ import {
   signalScope,
   systemClock,
 } from "@resil/retry";
-import { guardAttempt } from "./attempt-timer.js";
+import { type CutHook, guardAttempt } from "./attempt-timer.js";
 import {
   type AttemptReport,
   CallCounters,
@@ -113,13 +113,14 @@ export class ResilientCaller {
     const deadline = resolveDeadline(request.deadline, clock);
     const caller = request.signal;
     // a scope (two controllers and a timer) only when something can cut the call
+    const hook: CutHook = { cut: undefined };
     const scope =
       caller || deadline.atMs !== undefined || deadline.signal
-        ? signalScope(caller, deadline, clock)
+        ? signalScope(caller, deadline, clock, (reason) => hook.cut?.(reason))
         : undefined;
     const hops: HopReport[] = [];
     try {
-      const result = await this.chain(candidates, send, request, hops, scope);
+      const result = await this.chain(candidates, send, request, hops, scope, hook);
       this.counters.bump(this.counters.calls, result.ok ? "served" : result.error.kind);
       if (result.ok && hops[0] && hops[0].endpoint !== result.endpoint) this.counters.fallbacks++;
       return { result, hops, elapsedMs: clock.now() - started };
@@ -139,6 +140,7 @@ export class ResilientCaller {
     request: CallRequest,
     hops: HopReport[],
     scope: SignalScope | undefined,
+    hook: CutHook,
   ): Promise<ChainResult<T, unknown>> {
     const { trigger } = this.options;
     let first: { endpoint: string; error: unknown } | undefined;
@@ -150,7 +152,15 @@ export class ResilientCaller {
       if (stopped) return stopped;
       const endpoint = candidates[index]!;
       const isLast = index === candidates.length - 1;
-      const { hop, value, error, verdict } = await this.hop(endpoint, index, isLast, send, request, scope);
+      const { hop, value, error, verdict } = await this.hop(
+        endpoint,
+        index,
+        isLast,
+        send,
+        request,
+        scope,
+        hook,
+      );
       hops.push(hop);
       this.counters.bump(this.counters.hops, hop.skip?.kind ?? hop.outcome);
       if (this.options.onEvent) this.emit({ type: "hop", ...hop });
@@ -203,6 +213,7 @@ export class ResilientCaller {
     send: Send<T>,
     request: CallRequest,
     scope: SignalScope | undefined,
+    hook: CutHook,
   ): Promise<{ hop: HopReport; value?: T; error?: unknown; verdict?: Verdict }> {
     const o = this.options;
     const hop: HopReport = { endpoint, index, outcome: "skipped", attempts: [] };
@@ -246,7 +257,7 @@ export class ResilientCaller {
       }
     }
     try {
-      return await this.attempts(hop, vendor, isLast, send, scope, gate);
+      return await this.attempts(hop, vendor, isLast, send, scope, hook, gate);
     } finally {
       slot?.release();
     }
@@ -274,6 +285,7 @@ export class ResilientCaller {
     isLast: boolean,
     send: Send<T>,
     scope: SignalScope | undefined,
+    hook: CutHook,
     gate: BreakerCheck | undefined,
   ): Promise<{ hop: HopReport; value?: T; error?: unknown; verdict?: Verdict }> {
     const o = this.options;
@@ -296,6 +308,7 @@ export class ResilientCaller {
         value = await guardAttempt(
           (signal) => send(endpoint, signal, { hop: index, attempt: n }),
           scope?.signal,
+          hook,
           o.attemptTimeoutMs,
           clock,
         );
