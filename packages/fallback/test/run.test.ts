@@ -6,7 +6,7 @@ const served = (value: string): Hop<string, string> => ({ kind: "served", value 
 const failed = (error: string): Hop<string, string> => ({ kind: "failed", error });
 const always = () => true;
 
-describe("run: spec 5.4", () => {
+describe("run: the documented cases", () => {
   it("case 2: two 503s, then c serves", async () => {
     const attempt = vi.fn(async (e: string) => (e === "c" ? served("c") : failed("503")));
     const out = await run(["a", "b", "c"], undefined, attempt, always);
