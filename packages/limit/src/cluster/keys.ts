@@ -56,16 +56,16 @@ export function configHash(alg: AlgorithmCode, windows: readonly WindowSpec[]): 
 }
 
 /** Rate hash of one subject and limit: `rl2:{<service>:<subject>}:<hash16>`. */
-export function rateKey(service: string, subject: string, hash: string): string {
+export function rateStoreKey(service: string, subject: string, hash: string): string {
   return `rl2:{${serviceTag(service)}:${subjectTag(subject)}}:${hash}`;
 }
 
 /** Concurrency hash of one subject and cap: `cc2:{<service>:<subject>}:<max>`. */
-export function concurrencyKey(service: string, subject: string, max: number): string {
+export function concurrencyStoreKey(service: string, subject: string, max: number): string {
   return `cc2:{${serviceTag(service)}:${subjectTag(subject)}}:${max}`;
 }
 
 /** Replica registry of a service: `rl2:{<service>}:pods`. */
-export function registryKey(service: string): string {
+export function registryStoreKey(service: string): string {
   return `rl2:{${serviceTag(service)}}:pods`;
 }

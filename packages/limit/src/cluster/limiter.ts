@@ -44,7 +44,7 @@ import {
   UNLIMITED,
 } from "./decision.js";
 import { InvalidCostError, InvalidPolicyError, LimiterClosedError, StoreTimeoutError } from "./errors.js";
-import { concurrencyKey, configHash, rateKey, registryKey } from "./keys.js";
+import { concurrencyStoreKey, configHash, rateStoreKey, registryStoreKey } from "./keys.js";
 import { ConcurrencyKey, RateKey } from "./keys-state.js";
 import { type LimiterMetrics, SyncHistogram, snapshotMetrics } from "./metrics.js";
 
@@ -173,7 +173,7 @@ export class Limiter {
     this.store = store;
     this.clock = clock;
     this.engine = new MemoryStore(clock);
-    this.registry = registryKey(this.service);
+    this.registry = registryStoreKey(this.service);
     const now = clock.monoMs();
     this.offset = clock.unixMs() - now;
     this.lastOk = now;
@@ -294,7 +294,7 @@ export class Limiter {
     else {
       const localOnly = policy.localAllowance >= 1 || !hasStore;
       const hash = configHash(policy.alg, policy.windows);
-      const key = rateKey(this.service, subject, hash);
+      const key = rateStoreKey(this.service, subject, hash);
       const old = this.rates.get(subject);
       const reuse =
         old !== undefined &&
@@ -313,7 +313,13 @@ export class Limiter {
       if (!reuse) {
         this.caps.set(
           subject,
-          new ConcurrencyKey(subject, concurrencyKey(this.service, subject, max), max, tuning, localOnly),
+          new ConcurrencyKey(
+            subject,
+            concurrencyStoreKey(this.service, subject, max),
+            max,
+            tuning,
+            localOnly,
+          ),
         );
       }
     }

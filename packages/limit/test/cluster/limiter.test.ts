@@ -6,7 +6,13 @@ import {
   InvalidPolicyError,
   LimiterClosedError,
 } from "../../src/cluster/errors.js";
-import { concurrencyKey, configHash, rateKey, registryKey, subjectTag } from "../../src/cluster/keys.js";
+import {
+  concurrencyStoreKey,
+  configHash,
+  rateStoreKey,
+  registryStoreKey,
+  subjectTag,
+} from "../../src/cluster/keys.js";
 import { Limiter } from "../../src/cluster/limiter.js";
 import { SeededRandom } from "../../src/cluster/prng.js";
 import { Simulation } from "../../src/cluster/simulation.js";
@@ -22,9 +28,9 @@ function limiterOn(clock = new ManualClock()) {
 
 describe("store keys", () => {
   it("shares one hash tag per subject and follows the spec layout", () => {
-    expect(rateKey("svc", "user-1", "00ab")).toBe("rl2:{svc:user-1}:00ab");
-    expect(concurrencyKey("svc", "user-1", 5)).toBe("cc2:{svc:user-1}:5");
-    expect(registryKey("svc")).toBe("rl2:{svc}:pods");
+    expect(rateStoreKey("svc", "user-1", "00ab")).toBe("rl2:{svc:user-1}:00ab");
+    expect(concurrencyStoreKey("svc", "user-1", 5)).toBe("cc2:{svc:user-1}:5");
+    expect(registryStoreKey("svc")).toBe("rl2:{svc}:pods");
   });
 
   it("digests subjects that could break the tag, with a bounded length and no collisions", () => {
@@ -41,7 +47,7 @@ describe("store keys", () => {
       const tag = subjectTag(s);
       expect(tag).toMatch(/^=[A-Za-z0-9_-]{43}$/);
       tags.add(tag);
-      const key = rateKey("svc", s, "0".repeat(16));
+      const key = rateStoreKey("svc", s, "0".repeat(16));
       expect(key.length).toBeLessThan(100);
       expect(key.match(/\{/g)).toHaveLength(1);
     }
@@ -50,7 +56,7 @@ describe("store keys", () => {
   });
 
   it("a service with a colon cannot alias another service's subject", () => {
-    expect(rateKey("a:b", "c", "h")).not.toBe(rateKey("a", "b:c", "h"));
+    expect(rateStoreKey("a:b", "c", "h")).not.toBe(rateStoreKey("a", "b:c", "h"));
   });
 
   it("hashes the config with 64-bit FNV-1a (16 hex digits) and changes with any limit", () => {
@@ -314,7 +320,7 @@ describe("lifecycle and the background loop", () => {
     await b.shutdown();
     expect(clock.pendingTimers()).toBe(0);
     // a's admits were pushed and its lease released: a newcomer sees 70 left, no reservations
-    const key = rateKey("s", "k", configHash(0, [{ limit: 100, windowMs: 60_000, burst: 100 }]));
+    const key = rateStoreKey("s", "k", configHash(0, [{ limit: 100, windowMs: 60_000, burst: 100 }]));
     const reply = store.rate(
       {
         key,
@@ -336,7 +342,7 @@ describe("lifecycle and the background loop", () => {
     expect(reply.others).toBe(0);
     expect(reply.avail).toBe(70);
     expect(
-      store.heartbeat({ key: registryKey("s"), pod: "c", windowMs: 3000, leave: false }, clock.unixMs())
+      store.heartbeat({ key: registryStoreKey("s"), pod: "c", windowMs: 3000, leave: false }, clock.unixMs())
         .replicas,
     ).toBe(1);
   });

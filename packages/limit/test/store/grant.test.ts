@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { grantStep } from "../../src/index.js";
+import { grantStep } from "../../src/store-kit.js";
 
 describe("grantStep (spec 3.5 step 5)", () => {
   const cases: Array<[number, number, number, number, number, number, number]> = [
