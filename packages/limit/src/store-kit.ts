@@ -39,6 +39,7 @@ export {
   usage,
   windowIndex,
 } from "./store/algorithm.js";
+export { FIXED_WINDOW, SLIDING_WINDOW, TOKEN_BUCKET } from "./store/algorithm-code.js";
 export { type Grant, grantStep } from "./store/grant.js";
 export {
   type NormalizeOptions,

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { FIXED_WINDOW, SLIDING_WINDOW, TOKEN_BUCKET } from "../store/algorithm-code.js";
 import type { AlgorithmCode, WindowSpec } from "../store/types.js";
 import { InvalidOptionError, InvalidPolicyError } from "./errors.js";
 
@@ -53,9 +54,9 @@ export const RATE_DEFAULTS: Readonly<KeyTuning> = Object.freeze({
 });
 
 const ALGORITHM_CODES: Record<RateAlgorithm, AlgorithmCode> = {
-  fixed_window: 0,
-  sliding_window: 1,
-  token_bucket: 2,
+  fixed_window: FIXED_WINDOW,
+  sliding_window: SLIDING_WINDOW,
+  token_bucket: TOKEN_BUCKET,
 };
 
 const WINDOW_FIELDS = [
@@ -107,7 +108,7 @@ export function ratePolicy(cfg: RateLimitConfig | null | undefined): RatePolicy 
   for (const [field, windowMs] of WINDOW_FIELDS) {
     const limit = count(field, cfg[field]);
     if (limit === 0) continue;
-    windows.push({ limit, windowMs, burst: alg === 2 && burstSize > 0 ? burstSize : limit });
+    windows.push({ limit, windowMs, burst: alg === TOKEN_BUCKET && burstSize > 0 ? burstSize : limit });
   }
   if (cfg.enabled === false || windows.length === 0) return undefined;
   return { algorithm, alg, windows, ...keyTuning(cfg) };
