@@ -1,7 +1,9 @@
 import type { Clock } from "../clock/clock.js";
 import { free } from "../store/algorithm.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
+import type { Decision } from "./decision.js";
 import { LimiterClosedError } from "./errors.js";
+import { limitedDecision, longestRetryMs } from "./headers.js";
 import type { RateKeyState } from "./rate-key.js";
 
 /** Wakes the requests waiting on a key's next sync reply. */
@@ -99,6 +101,26 @@ function nextReply(clock: Clock, waitlist: Waitlist, ms: number): Promise<boolea
       resolve(true);
     });
   });
+}
+
+/**
+ * A denial with Retry-After from the view (see docs/protocol.md#s2-6): until a unit frees beside the
+ * admits the store has not seen, one cold admit per other replica and (`countReservations`) the
+ * credit others hold.
+ */
+export function denyFromView(
+  k: RateKeyState,
+  cost: number,
+  t: number,
+  replicas: number,
+  countReservations: boolean,
+): Decision {
+  const reserved =
+    k.localExtra() + (countReservations ? k.view.reservedOthers : 0) + (replicas - 1) + Math.max(0, cost - 1);
+  const ms = longestRetryMs(k.alg, k.windows, k.view.windows, t, reserved);
+  k.denied++;
+  k.usedWindow = Math.floor(t / k.minWindowMs);
+  return limitedDecision(k, t, ms);
 }
 
 /** Some window cannot fit `cost` more units beside the admits the store has not seen. */

@@ -53,6 +53,25 @@ export class Exchange {
     return this.send(into.rates, into.caps, withHeartbeat ? "join" : undefined, [], now);
   }
 
+  /**
+   * Shutdown's last words: pushes every pending admit and report (one forced round, replies no longer
+   * renew credit), then releases this replica's leases and leaves the registry.
+   */
+  async farewell(): Promise<void> {
+    if (this.store === undefined) return;
+    const { rates, caps } = this.subjects;
+    const pod = this.env.options.podId;
+    const now = this.clock.monoMs();
+    const due = [...rates.values()].filter((k) => !k.localOnly && claim(k));
+    const dueCaps = [...caps.values()].filter((c) => !c.localOnly && claim(c));
+    await this.send(due, dueCaps, undefined, [], now);
+    const releases: Release[] = [];
+    for (const k of rates.values()) if (!k.localOnly) releases.push({ key: k.storeKey, pod });
+    for (const c of caps.values())
+      if (!c.localOnly && c.active === 0) releases.push({ key: c.storeKey, pod });
+    await this.send([], [], "leave", releases, this.clock.monoMs());
+  }
+
   /** A kick: syncs one key now (bypasses the round limit; one sync per key in flight). */
   async syncAlone(key: RateKeyState | ConcurrencyKeyState): Promise<void> {
     if (this.store === undefined || this.closed || !claim(key)) return;

@@ -1,17 +1,15 @@
 import type { Clock } from "../clock/clock.js";
 import { coarseClock } from "../clock/coarse-clock.js";
-import type { Release, Store } from "../store/types.js";
-import { certainlyFull, coldRateCredit, coldSlotCredit, waitForReplies } from "./admission.js";
-import { type ConcurrencyKeyState, HeldSlot } from "./concurrency-key.js";
+import type { Store } from "../store/types.js";
+import { certainlyFull, coldRateCredit, denyFromView, waitForReplies } from "./admission.js";
+import type { ConcurrencyKeyState } from "./concurrency-key.js";
 import { type LimiterOptions, type RateLimitConfig, type ResolvedOptions, resolveOptions } from "./config.js";
 import {
   type AcquireResult,
   ALLOW_COLD,
-  ALLOW_DEGRADED,
   ALLOW_LOCAL,
   ALLOW_OVERRUN,
   ALLOW_SYNC,
-  DENY_DEGRADED,
   DENY_LOCAL,
   DENY_SYNC,
   type Decision,
@@ -21,15 +19,16 @@ import {
 } from "./decision.js";
 import { InvalidCostError, LimiterClosedError } from "./errors.js";
 import { Exchange } from "./exchange.js";
-import { decideDegraded, degradedSlotFree, LocalWindows, refreshLocalCredit } from "./fail-static.js";
-import { allowWithFreshHeaders, limitedDecision, longestRetryMs, overCapacityDecision } from "./headers.js";
+import { decideDegraded, LocalWindows, refreshLocalCredit } from "./fail-static.js";
+import { allowWithFreshHeaders, overCapacityDecision } from "./headers.js";
 import { registryStoreKey } from "./keys.js";
 import { type LimiterMetrics, snapshotMetrics } from "./metrics.js";
 import type { RateKeyState } from "./rate-key.js";
 import { SyncTimers } from "./schedule.js";
+import { SlotAdmission } from "./slot-admission.js";
 import { StoreHealth } from "./store-health.js";
-import { checkSubject, type PolicyEntry, parsePolicy, SubjectTable } from "./subjects.js";
-import { CREDIT_TRUST, claim, type SyncEnv, windowEnd } from "./sync-maths.js";
+import { type PolicyEntry, parsePolicy, SubjectTable } from "./subjects.js";
+import { CREDIT_TRUST, type SyncEnv, windowEnd } from "./sync-maths.js";
 
 export type { PolicyEntry } from "./subjects.js";
 
@@ -64,6 +63,7 @@ export class Limiter {
   private readonly localWindows = new LocalWindows();
   private readonly exchange: Exchange;
   private readonly timers: SyncTimers;
+  private readonly slots: SlotAdmission;
   private readonly counts = [0, 0, 0, 0, 0, 0, 0, 0];
   private phase: Phase = "new";
   private shutdownDone: Promise<void> | undefined;
@@ -87,6 +87,7 @@ export class Limiter {
     const env: SyncEnv = { options: this.options, health: this.health };
     this.exchange = new Exchange(env, clock, store, registryStoreKey(this.service), this.subjects);
     this.timers = new SyncTimers(env, clock, this.rates, this.exchange);
+    this.slots = new SlotAdmission(env, clock, this.exchange, this.counts, () => this.phase === "closed");
   }
 
   /** The last store error (diagnostics). */
@@ -127,20 +128,7 @@ export class Limiter {
     this.exchange.closed = true;
     for (const k of this.rates.values()) k.validUntil = Number.NEGATIVE_INFINITY;
     for (const c of this.caps.values()) c.validUntil = Number.NEGATIVE_INFINITY;
-    if (this.store !== undefined) {
-      const now = this.clock.monoMs();
-      const rates = [...this.rates.values()].filter((k) => !k.localOnly && claim(k));
-      const caps = [...this.caps.values()].filter((c) => !c.localOnly && claim(c));
-      await this.exchange.send(rates, caps, undefined, [], now);
-      const releases: Release[] = [];
-      for (const k of this.rates.values()) {
-        if (!k.localOnly) releases.push({ key: k.storeKey, pod: this.podId });
-      }
-      for (const c of this.caps.values()) {
-        if (!c.localOnly && c.active === 0) releases.push({ key: c.storeKey, pod: this.podId });
-      }
-      await this.exchange.send([], [], "leave", releases, this.clock.monoMs());
-    }
+    await this.exchange.farewell();
     for (const k of this.rates.values()) k.waitlist.notifyAll();
     for (const c of this.caps.values()) c.waitlist.notifyAll();
   }
@@ -158,13 +146,7 @@ export class Limiter {
 
   /** Applies every entry and removes the subjects not listed; validates all entries before changing any. */
   syncPolicies(list: Iterable<PolicyEntry>): void {
-    const parsed = [...list].map((e) => {
-      checkSubject(e.subject);
-      return parsePolicy(e.subject, e.rateLimits, e.maxConcurrent);
-    });
-    const listed = new Set(parsed.map((p) => p.subject));
-    for (const p of parsed) this.subjects.apply(p);
-    for (const subject of this.subjects.subjects()) if (!listed.has(subject)) this.subjects.remove(subject);
+    this.subjects.replaceAll(list);
   }
 
   /** Forgets a subject (its store leases expire on their own). */
@@ -335,17 +317,8 @@ export class Limiter {
     outcome: number,
     countReservations: boolean,
   ): Decision {
-    const t = now + this.health.offset;
-    const reserved =
-      k.localExtra() +
-      (countReservations ? k.view.reservedOthers : 0) +
-      (this.health.replicas() - 1) +
-      Math.max(0, cost - 1);
-    const ms = longestRetryMs(k.alg, k.windows, k.view.windows, t, reserved);
-    k.denied++;
-    k.usedWindow = Math.floor(t / k.minWindowMs);
     this.counts[outcome]!++;
-    return limitedDecision(k, t, ms);
+    return denyFromView(k, cost, now + this.health.offset, this.health.replicas(), countReservations);
   }
 
   // ---------------------------------------------------------------- concurrency
@@ -360,62 +333,12 @@ export class Limiter {
       if (this.phase === "closed") throw new LimiterClosedError("acquire");
       return UNLIMITED_SLOT;
     }
-    return this.take(c, ALLOW_LOCAL) ?? this.acquireNow(c) ?? this.waitForSlot(c);
+    return this.slots.acquire(c);
   }
 
   /** Slots this replica holds for `subject`. */
   active(subject: string): number {
     return this.caps.get(subject)?.active ?? 0;
-  }
-
-  private take(c: ConcurrencyKeyState, outcome: number): AcquireResult | undefined {
-    if (this.clock.monoMs() >= c.validUntil || c.active >= c.allowed) return undefined;
-    return this.granted(c, outcome);
-  }
-
-  private granted(c: ConcurrencyKeyState, outcome: number): AcquireResult {
-    c.active++;
-    c.acquired++;
-    this.counts[outcome]!++;
-    return { kind: "acquired", slot: new HeldSlot(c) };
-  }
-
-  private slotDenied(c: ConcurrencyKeyState, outcome: number): AcquireResult {
-    this.counts[outcome]!++;
-    return { kind: "denied", max: c.max, retryAfter: 1 };
-  }
-
-  private acquireNow(c: ConcurrencyKeyState): AcquireResult | undefined {
-    if (this.phase === "closed") throw new LimiterClosedError("acquire");
-    const now = this.clock.monoMs();
-    if (c.localOnly) return this.slotDenied(c, DENY_LOCAL);
-    if (this.health.isDegraded(c.tuning, now)) {
-      const failOpen = this.options.onStoreUnavailable === "allow";
-      return degradedSlotFree(c, this.health.replicas(), failOpen)
-        ? this.granted(c, ALLOW_DEGRADED)
-        : this.slotDenied(c, DENY_DEGRADED);
-    }
-    if (now >= c.validUntil && !c.syncing && !this.health.isRecovering(c.tuning, now, this.options.tickMs)) {
-      const slots = coldSlotCredit(c, this.health.replicas());
-      if (slots > 0) {
-        c.allowed = c.active + slots;
-        c.validUntil = now + CREDIT_TRUST * this.options.leaseTtlMs;
-        const result = this.take(c, ALLOW_COLD);
-        void this.exchange.syncAlone(c);
-        return result;
-      }
-    }
-    return undefined;
-  }
-
-  private async waitForSlot(c: ConcurrencyKeyState): Promise<AcquireResult> {
-    const { result } = await waitForReplies(this.clock, c, 1, c.tuning.redisTimeoutMs, "acquire", {
-      attempt: () => this.take(c, ALLOW_SYNC),
-      kick: () => void this.exchange.syncAlone(c),
-      closed: () => this.phase === "closed",
-      storeFailing: () => this.health.failing,
-    });
-    return result ?? this.take(c, ALLOW_SYNC) ?? this.slotDenied(c, DENY_SYNC);
   }
 
   // ---------------------------------------------------------------- diagnostics

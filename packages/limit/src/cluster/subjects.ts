@@ -84,6 +84,17 @@ export class SubjectTable {
     this.caps.delete(subject);
   }
 
+  /** Applies every entry and removes the subjects not listed; validates all entries before changing any. */
+  replaceAll(list: Iterable<PolicyEntry>): void {
+    const parsed = [...list].map((e) => {
+      checkSubject(e.subject);
+      return parsePolicy(e.subject, e.rateLimits, e.maxConcurrent);
+    });
+    const listed = new Set(parsed.map((p) => p.subject));
+    for (const p of parsed) this.apply(p);
+    for (const subject of this.subjects()) if (!listed.has(subject)) this.remove(subject);
+  }
+
   apply({ subject, policy, max, config }: ParsedPolicy): void {
     if (policy === undefined) this.rates.delete(subject);
     else {
