@@ -74,7 +74,7 @@ function parseHash(raw: string): Map<string, string> {
 
 /**
  * The RedisStore contract through one adapter, against real servers it starts and stops: parity with
- * MemoryStore (spec 5) and its three fixed cases, the key layout of spec 3.4, hostile subjects, a
+ * MemoryStore (@resil/limit docs/protocol.md#s5) and its three fixed cases, the key layout of #s3-4, hostile subjects, a
  * failing command, and the same on a 3-master cluster.
  */
 export function describeStoreContract(adapter: AdapterUnderTest): void {
@@ -93,7 +93,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       await server?.stop();
     });
 
-    it("replies exactly like MemoryStore on 60 random cases x 80 rounds (spec 5)", async () => {
+    it("replies exactly like MemoryStore on 60 random cases x 80 rounds (@resil/limit docs/protocol.md#s5)", async () => {
       const report = await runParity({ oracle: new MemoryStore(), subject: store, seed: 0x5eed });
       console.log(`parity (${adapter.name}): ${report.rounds} rounds, ${report.compared} fields compared`);
       expect(report.mismatches.slice(0, 10)).toEqual([]);
@@ -207,7 +207,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         [start + 1, ask("b")], // none left: ticket 1
         [start + 1250, ask("c")], // 5 free again; b's batch of 4 is held for it, c gets 1 (short: a ticket)
         [start + 1251, ask("b")], // b, first in line, gets its batch of 4 as credit
-        [start + 1400, ask("d", { batch: 0 })], // no batch: the spec's step; one unit held for c's ticket
+        [start + 1400, ask("d", { batch: 0 })], // no batch: the plain grant step; one unit held for c's ticket
         [start + 1401, ask("c")], // c, first in line now, gets what is free (3 of its 4)
       ];
       const got: number[][][] = [[], []];
@@ -232,7 +232,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       expect(hash.has("Q:b")).toBe(false);
     });
 
-    it("writes the layout of spec 3.4: windows, leases, TTLs, registry", async () => {
+    it("writes the layout of @resil/limit docs/protocol.md#s3-4: windows, leases, TTLs, registry", async () => {
       const key = "rl2:{layout:case}:0000000000000001";
       const cc = "cc2:{layout:case}:3";
       const pods = "rl2:{layout}:pods";
@@ -439,7 +439,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         for (const seconds of perSubject) {
           for (const admitted of seconds) expect(admitted).toBeLessThanOrEqual(52);
           // the first full second after the cold start may fall a few short (45-46 seen on ioredis);
-          // from the next one on, the spec's bound holds
+          // from the next one on, the bound of docs/protocol.md#s6 holds
           for (const admitted of seconds.slice(2, -1)) expect(admitted).toBeGreaterThanOrEqual(48);
         }
       } finally {

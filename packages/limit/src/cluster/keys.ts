@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { AlgorithmCode, WindowSpec } from "../store/types.js";
 
 /**
- * Store key layout (spec 3.4). Every key of one subject shares the hash tag `{<service>:<subject>}`,
+ * Store key layout (see docs/protocol.md#s3-4). Every key of one subject shares the hash tag `{<service>:<subject>}`,
  * so each store script touches one Redis Cluster slot. Names that could break the tag (braces,
  * control or non-ASCII characters, a colon in the service, very long) travel as a fixed-length digest.
  */

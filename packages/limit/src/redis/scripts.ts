@@ -1,5 +1,5 @@
 /**
- * The three store operations as Lua scripts (specs/limiter-protocol.md 3.4-3.8), restating
+ * The three store operations as Lua scripts (see docs/protocol.md#s3-4 to #s3-8), restating
  * store/algorithm.ts, store/grant.ts and MemoryStore operation for operation, in the same order of
  * floating-point operations, so replies match MemoryStore exactly. Each script touches one key.
  * Numbers leave Lua as strings with 17 significant digits (Lua's tostring keeps only 14).

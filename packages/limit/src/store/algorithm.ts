@@ -2,7 +2,7 @@ import { FIXED_WINDOW, SLIDING_WINDOW, TOKEN_BUCKET } from "./algorithm-code.js"
 import type { AlgorithmCode, WindowSpec, WindowState } from "./types.js";
 
 /**
- * Window maths of the three algorithms (specs/limiter-protocol.md 3.6), shared by MemoryStore, the
+ * Window maths of the three algorithms (see docs/protocol.md#s3-6), shared by MemoryStore, the
  * Limiter's view of the store and (restated in Lua) RedisStore. Times are store ms, fractional allowed.
  * `roll`, `apply` and `applyPast` mutate the state; every other function is pure and reads the state
  * as if it had been rolled to `t` (a view from an earlier reply stays meaningful later).

@@ -1,4 +1,4 @@
-// Guarantees beyond the spec's scenarios: more replicas, longer windows, skew to starvation, and
+// Guarantees beyond the scenarios of docs/protocol.md#s6: more replicas, longer windows, skew to starvation, and
 // store round trips that do not grow with load.
 import { describe, expect, it } from "vitest";
 import type { RateAlgorithm } from "../../src/cluster/config.js";

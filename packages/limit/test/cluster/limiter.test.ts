@@ -27,7 +27,7 @@ function limiterOn(clock = new ManualClock()) {
 }
 
 describe("store keys", () => {
-  it("shares one hash tag per subject and follows the spec layout", () => {
+  it("shares one hash tag per subject and follows the key layout of docs/protocol.md#s3-4", () => {
     expect(rateStoreKey("svc", "user-1", "00ab")).toBe("rl2:{svc:user-1}:00ab");
     expect(concurrencyStoreKey("svc", "user-1", 5)).toBe("cc2:{svc:user-1}:5");
     expect(registryStoreKey("svc")).toBe("rl2:{svc}:pods");
@@ -386,7 +386,7 @@ describe("lifecycle and the background loop", () => {
     await expect(limiter.check("x")).rejects.toBeInstanceOf(LimiterClosedError);
   });
 
-  it("metrics carry the spec's names, refreshed at most once a second", async () => {
+  it("metrics carry the names of docs/protocol.md#s1-6, refreshed at most once a second", async () => {
     const { clock, limiter } = limiterOn();
     limiter.setPolicy("k", FIXED_10, 2);
     await limiter.check("k");
