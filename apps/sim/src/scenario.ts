@@ -107,7 +107,7 @@ export const scenarioSchema = z
     concurrency: concurrencySchema.optional(),
     faults: z.array(faultSchema).default([]),
     /**
-     * steps: the reference model, a sync round on every replica every syncEveryMs, the
+     * steps: the reference model (@resil/limit docs/protocol.md#s6), a sync round on every replica every syncEveryMs, the
      * background loop not started; loop: each replica runs its own background loop on the virtual clock.
      */
     driver: z.enum(["steps", "loop"]).default("steps"),
