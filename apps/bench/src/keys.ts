@@ -6,7 +6,7 @@ export function makeKeys(count: number, prefix = "k"): string[] {
 }
 
 /**
- * The spec's walk over many keys: caller t at step i uses key (i * 7 + t * 13) mod count. Kept as a
+ * The walk over many keys of @resil/limit docs/protocol.md#s6: caller t at step i uses key (i * 7 + t * 13) mod count. Kept as a
  * cursor (add, compare) so the walk itself costs next to nothing; one key is the hot-key case.
  */
 export class KeyWalk {

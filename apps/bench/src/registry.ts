@@ -7,6 +7,7 @@ export const CASES: ReadonlyArray<{ name: string; load: () => Promise<BenchCase>
   { name: "keys-10k", load: async () => (await import("./cases/keys-10k.js")).keys10k },
   { name: "meters", load: async () => (await import("./cases/meters.js")).meters },
   { name: "breakers", load: async () => (await import("./cases/breakers.js")).breakers },
+  { name: "composed", load: async () => (await import("./cases/composed.js")).composed },
   { name: "memory", load: async () => (await import("./cases/memory.js")).memory },
   { name: "redis-commands", load: async () => (await import("./cases/redis-commands.js")).redisCommands },
 ];

@@ -8,7 +8,7 @@ import {
 } from "@resil/limit";
 import { HUGE_LIMIT } from "./keys.js";
 
-/** The spec's bench policy: sliding window, 2e9 per second, minute and hour, allowance 0.8, cache TTL 500 ms. */
+/** The bench policy of @resil/limit docs/protocol.md#s6: sliding window, 2e9 per second, minute and hour, allowance 0.8, cache TTL 500 ms. */
 export const BENCH_POLICY: RateLimitConfig = {
   algorithm: "sliding_window",
   requestsPerSecond: HUGE_LIMIT,

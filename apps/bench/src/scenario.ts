@@ -20,7 +20,7 @@ import type { Row, RunOptions } from "./types.js";
 import * as v from "./variants.js";
 
 /**
- * The hot-path scenarios (spec section 6 "Benchmark"): the same key walk, the same three windows, for
+ * The hot-path scenarios (@resil/limit docs/protocol.md#s6, "Benchmark"): the same key walk, the same three windows, for
  * the floor, resil and every peer, one caller or 16 concurrent async callers.
  */
 export async function hotPath(opts: RunOptions, keyCount: number, callers: "one" | "many"): Promise<Row[]> {

@@ -137,7 +137,7 @@ export function consumeOne(id: ConsumerId, label: string, rlf: Consumer, keys: r
 }
 
 // ---- 16 concurrent async callers ------------------------------------------------------------------
-// Synchronous deciders yield every 64 decisions (as the spec's tasks do); async ones await each call.
+// Synchronous deciders yield every 64 decisions (as the documented bench tasks do); async ones await each call.
 
 export function resilTryCheckCallers(
   limiter: Limiter,

@@ -1,17 +1,10 @@
 import { parseArgs } from "node:util";
 import { ArgsError } from "./errors.js";
+import { FLAG_TABLE, parserOptions, SWEEP_PARAMS } from "./flags.js";
 
-/** The parameters `sweep --vary` accepts, and the scenario field each one sets. */
-export const SWEEP_PARAMS = {
-  replicas: ["replicas"],
-  load: ["load"],
-  "sync-interval": ["limiter", "syncIntervalMs"],
-  latency: ["store", "latencyMs"],
-  jitter: ["store", "jitterMs"],
-  "local-allowance": ["limiter", "localAllowance"],
-  skew: ["traffic", "skew"],
-} as const;
-export type SweepParam = keyof typeof SWEEP_PARAMS;
+export { SWEEP_PARAMS } from "./flags.js";
+
+export type SweepParam = string;
 
 export interface CliOptions {
   command: "run" | "sweep" | "help" | "version";
@@ -29,94 +22,6 @@ export interface CliOptions {
   progress: "auto" | "always" | "never";
   sweep: { param: SweepParam; values: number[] } | undefined;
 }
-
-const FLAGS = {
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean" },
-  scenario: { type: "string", short: "s" },
-  name: { type: "string" },
-  replicas: { type: "string", short: "n" },
-  limit: { type: "string", short: "l" },
-  window: { type: "string", short: "w" },
-  algorithm: { type: "string", short: "a" },
-  burst: { type: "string" },
-  load: { type: "string" },
-  duration: { type: "string", short: "d" },
-  seed: { type: "string" },
-  traffic: { type: "string" },
-  skew: { type: "string" },
-  period: { type: "string" },
-  duty: { type: "string" },
-  trough: { type: "string" },
-  cost: { type: "string" },
-  "sync-interval": { type: "string" },
-  "local-allowance": { type: "string" },
-  "cache-ttl": { type: "string" },
-  "redis-timeout": { type: "string" },
-  "lease-ttl": { type: "string" },
-  heartbeat: { type: "string" },
-  "slow-sync": { type: "string" },
-  "round-timeout": { type: "string" },
-  tick: { type: "string" },
-  "max-keys": { type: "string" },
-  "on-store-unavailable": { type: "string" },
-  "last-mile": { type: "string" },
-  latency: { type: "string" },
-  jitter: { type: "string" },
-  outage: { type: "string", multiple: true },
-  slow: { type: "string", multiple: true },
-  crash: { type: "string", multiple: true },
-  join: { type: "string", multiple: true },
-  "max-concurrent": { type: "string" },
-  hold: { type: "string" },
-  "sync-every": { type: "string" },
-  driver: { type: "string" },
-  json: { type: "boolean" },
-  check: { type: "boolean" },
-  svg: { type: "string" },
-  "save-scenario": { type: "string" },
-  rows: { type: "string" },
-  quiet: { type: "boolean", short: "q" },
-  progress: { type: "string" },
-  vary: { type: "string" },
-  values: { type: "string" },
-  range: { type: "string" },
-} as const;
-
-/** Flags that set one scenario field from a number: flag -> field path. */
-const NUMERIC: Record<string, string[]> = {
-  replicas: ["replicas"],
-  burst: ["burst"],
-  load: ["load"],
-  duration: ["duration"],
-  seed: ["seed"],
-  skew: ["traffic", "skew"],
-  period: ["traffic", "period"],
-  duty: ["traffic", "duty"],
-  trough: ["traffic", "trough"],
-  "sync-interval": ["limiter", "syncIntervalMs"],
-  "local-allowance": ["limiter", "localAllowance"],
-  "cache-ttl": ["limiter", "cacheTtlMs"],
-  "redis-timeout": ["limiter", "redisTimeoutMs"],
-  "lease-ttl": ["limiter", "leaseTtlMs"],
-  heartbeat: ["limiter", "heartbeatMs"],
-  "slow-sync": ["limiter", "slowSyncMs"],
-  "round-timeout": ["limiter", "roundTimeoutMs"],
-  tick: ["limiter", "tickMs"],
-  "max-keys": ["limiter", "maxKeysPerRound"],
-  latency: ["store", "latencyMs"],
-  jitter: ["store", "jitterMs"],
-  "sync-every": ["syncEveryMs"],
-};
-
-/** Flags that set one scenario field from a word. */
-const WORDS: Record<string, string[]> = {
-  name: ["name"],
-  traffic: ["traffic", "shape"],
-  "on-store-unavailable": ["limiter", "onStoreUnavailable"],
-  "last-mile": ["limiter", "lastMile"],
-  driver: ["driver"],
-};
 
 const WINDOW_ALIASES: Record<string, string> = {
   s: "second",
@@ -144,13 +49,21 @@ const ALGORITHM_ALIASES: Record<string, string> = {
 
 /** Parses the command line (without `node` and the script). Throws ArgsError naming the bad flag. */
 export function parseCli(argv: string[]): CliOptions {
-  let parsed: ReturnType<typeof parseArgs<{ options: typeof FLAGS; allowPositionals: true; strict: true }>>;
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: argv, options: FLAGS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: parserOptions(), allowPositionals: true, strict: true });
   } catch (err) {
     throw new ArgsError((err as Error).message.replace(/\. To specify a positional argument.*$/s, ""));
   }
-  const v = parsed.values;
+  const values = parsed.values as Record<string, string | boolean | Array<string | boolean> | undefined>;
+  const str = (flag: string) => {
+    const raw = values[flag];
+    return typeof raw === "string" ? raw : undefined;
+  };
+  const list = (flag: string) => {
+    const raw = values[flag];
+    return Array.isArray(raw) ? raw.filter((x): x is string => typeof x === "string") : [];
+  };
   const positionals = parsed.positionals;
   let command: CliOptions["command"] = "run";
   if (positionals[0] === "sweep") command = "sweep";
@@ -159,81 +72,96 @@ export function parseCli(argv: string[]): CliOptions {
   else if (positionals.length > 0)
     throw new ArgsError(`unknown command "${positionals[0]}" (expected run or sweep)`);
   if (positionals.length > 1) throw new ArgsError(`unexpected argument "${positionals[1]}"`);
-  if (v.help) command = "help";
-  else if (v.version) command = "version";
+  if (values.help === true) command = "help";
+  else if (values.version === true) command = "version";
 
   const overrides: Record<string, unknown> = {};
   const flagOf = new Map<string, string>();
-  const set = (flag: string, path: string[], value: unknown) => {
+  const set = (flag: string, path: readonly string[], value: unknown) => {
     setPath(overrides, path, value);
     flagOf.set(path.join("."), `--${flag}`);
   };
-  const values = v as Record<string, string | string[] | boolean | undefined>;
 
-  for (const [flag, path] of Object.entries(NUMERIC)) {
-    const raw = values[flag];
-    if (typeof raw === "string") set(flag, path, number(flag, raw));
+  for (const f of FLAG_TABLE) {
+    const raw = str(f.name);
+    if (raw === undefined || !f.field || !f.kind) continue;
+    set(f.name, f.field, f.kind === "number" ? number(f.name, raw) : raw);
   }
-  for (const [flag, path] of Object.entries(WORDS)) {
-    const raw = values[flag];
-    if (typeof raw === "string") set(flag, path, raw);
-  }
-  if (v.algorithm !== undefined) {
-    const alg = ALGORITHM_ALIASES[v.algorithm.toLowerCase()];
-    if (!alg) throw new ArgsError(`--algorithm: expected fixed, sliding or token, got "${v.algorithm}"`);
+  const algorithm = str("algorithm");
+  if (algorithm !== undefined) {
+    const alg = ALGORITHM_ALIASES[algorithm.toLowerCase()];
+    if (!alg) throw new ArgsError(`--algorithm: expected fixed, sliding or token, got "${algorithm}"`);
     set("algorithm", ["algorithm"], alg);
   }
-  if (v.limit !== undefined || v.window !== undefined) set("limit", ["limits"], limits(v.limit, v.window));
-  if (v.cost !== undefined) set("cost", ["costs"], costs(v.cost));
-  if (v["max-concurrent"] !== undefined || v.hold !== undefined) {
-    if (v["max-concurrent"] === undefined) throw new ArgsError("--hold: needs --max-concurrent");
-    set("max-concurrent", ["concurrency", "max"], number("max-concurrent", v["max-concurrent"]));
-    if (v.hold !== undefined) set("hold", ["concurrency", "holdMs"], number("hold", v.hold));
-  }
+  const limit = str("limit");
+  const window = str("window");
+  if (limit !== undefined || window !== undefined) set("limit", ["limits"], limits(limit, window));
+  const cost = str("cost");
+  if (cost !== undefined) set("cost", ["costs"], costs(cost));
+  if (str("hold") !== undefined && str("max-concurrent") === undefined)
+    throw new ArgsError("--hold: needs --max-concurrent");
+  const tolerance = str("tolerance");
+  if (tolerance !== undefined) set("tolerance", ["tolerance"], parseTolerance(tolerance));
   const faults = [
-    ...(v.outage ?? []).map((x) => ({ type: "outage", ...span("outage", x) })),
-    ...(v.slow ?? []).map((x) => slow(x)),
-    ...(v.crash ?? []).map((x) => crash(x)),
-    ...(v.join ?? []).map((x) => ({ type: "join", at: number("join", x) })),
+    ...list("outage").map((x) => ({ type: "outage", ...span("outage", x) })),
+    ...list("slow").map((x) => slow(x)),
+    ...list("crash").map((x) => crash(x)),
+    ...list("join").map((x) => ({ type: "join", at: number("join", x) })),
   ];
   if (faults.length > 0) set("outage", ["faults"], faults);
 
-  const progress = v.progress ?? "auto";
+  const progress = str("progress") ?? "auto";
   if (progress !== "auto" && progress !== "always" && progress !== "never")
     throw new ArgsError(`--progress: expected auto, always or never, got "${progress}"`);
-  const rows = v.rows === undefined ? 60 : number("rows", v.rows);
+  const rowsRaw = str("rows");
+  const rows = rowsRaw === undefined ? 60 : number("rows", rowsRaw);
   if (!Number.isInteger(rows) || rows < 1)
-    throw new ArgsError(`--rows: expected a positive integer, got "${v.rows}"`);
+    throw new ArgsError(`--rows: expected a positive integer, got "${rowsRaw}"`);
 
   let sweep: CliOptions["sweep"];
+  const vary = str("vary");
   if (command === "sweep") {
-    if (v.vary === undefined)
-      throw new ArgsError(`sweep: --vary is required (one of ${Object.keys(SWEEP_PARAMS).join(", ")})`);
-    if (!(v.vary in SWEEP_PARAMS))
-      throw new ArgsError(`--vary: expected one of ${Object.keys(SWEEP_PARAMS).join(", ")}, got "${v.vary}"`);
-    if ((v.values === undefined) === (v.range === undefined))
+    const names = Object.keys(SWEEP_PARAMS).join(", ");
+    if (vary === undefined) throw new ArgsError(`sweep: --vary is required (one of ${names})`);
+    if (!Object.hasOwn(SWEEP_PARAMS, vary))
+      throw new ArgsError(`--vary: expected one of ${names}, got "${vary}"`);
+    const valuesRaw = str("values");
+    const rangeRaw = str("range");
+    if ((valuesRaw === undefined) === (rangeRaw === undefined))
       throw new ArgsError("sweep: give exactly one of --values a,b,c or --range from..to[:step]");
-    const list = v.values !== undefined ? numberList("values", v.values) : range(v.range!);
-    sweep = { param: v.vary as SweepParam, values: list };
+    sweep = {
+      param: vary,
+      values: valuesRaw !== undefined ? numberList("values", valuesRaw) : range(rangeRaw!),
+    };
   } else {
-    for (const flag of ["vary", "values", "range"] as const)
-      if (v[flag] !== undefined) throw new ArgsError(`--${flag}: only for the sweep command`);
+    for (const flag of ["vary", "values", "range"])
+      if (values[flag] !== undefined) throw new ArgsError(`--${flag}: only for the sweep command`);
   }
 
   return {
     command,
-    scenarioFile: v.scenario,
+    scenarioFile: str("scenario"),
     overrides,
     flagOf,
-    json: v.json ?? false,
-    check: v.check ?? false,
-    svg: v.svg,
-    saveScenario: v["save-scenario"],
+    json: values.json === true,
+    check: values.check === true,
+    svg: str("svg"),
+    saveScenario: str("save-scenario"),
     rows,
-    quiet: v.quiet ?? false,
+    quiet: values.quiet === true,
     progress,
     sweep,
   };
+}
+
+/** `3` (units) or `1%` (of each window's limit). */
+function parseTolerance(raw: string): number | string {
+  const trimmed = raw.trim();
+  if (trimmed.endsWith("%")) {
+    number("tolerance", trimmed.slice(0, -1));
+    return trimmed;
+  }
+  return number("tolerance", trimmed);
 }
 
 function number(flag: string, raw: string): number {

@@ -1,4 +1,5 @@
-import { MANUAL_CLOCK_START_MS, ManualClock, SeededRandom, type Store } from "@resil/limit";
+import { MANUAL_CLOCK_START_MS, ManualClock, type Store } from "@resil/limit";
+import { SeededRandom } from "@resil/limit/testing";
 import { FaultStore } from "./fault-store.js";
 import { FaultTimeline } from "./faults.js";
 import { OUTCOMES, type Outcome, type ReplicaFactory, type SimReplica } from "./replica.js";

@@ -1,4 +1,5 @@
-import type { Clock, RoundReply, RoundRequest, SeededRandom, Store } from "@resil/limit";
+import type { Clock, RoundReply, RoundRequest, Store } from "@resil/limit";
+import type { SeededRandom } from "@resil/limit/testing";
 import type { FaultTimeline } from "./faults.js";
 
 /** The store is down (an outage on the fault timeline). */

@@ -57,7 +57,7 @@ class LimiterReplica implements SimReplica {
       ctx.store,
       ctx.clock,
     );
-    // The background loop starts only with the loop driver; the steps driver runs the rounds itself (spec 6).
+    // The background loop starts only with the loop driver; the steps driver runs the rounds itself (@resil/limit docs/protocol.md#s6).
     this.limiter.setPolicy(SUBJECT, rateConfig(s), s.concurrency?.max ?? null);
   }
 

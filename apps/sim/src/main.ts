@@ -1,4 +1,5 @@
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
 import { type CliOptions, mergeOverrides, parseCli } from "./args.js";
 import { type Backend, simulate } from "./engine.js";
 import { ArgsError, ScenarioError } from "./errors.js";
@@ -12,7 +13,7 @@ import { checkScenario, fieldName, type Scenario } from "./scenario.js";
 import { readScenarioFile, type ScenarioSource, scenarioToYaml, validateScenario } from "./scenario-file.js";
 import { speedLine } from "./speed.js";
 import { renderSweep, sweep } from "./sweep.js";
-import { USAGE } from "./usage.js";
+import { usage } from "./usage.js";
 
 /** What the CLI writes to (process streams in production, buffers in tests). */
 export interface Io {
@@ -22,6 +23,16 @@ export interface Io {
   stderrIsTTY: boolean;
   writeFile(path: string, data: string): void;
   now(): number;
+  /** Relative paths (scenario, --svg, --save-scenario) are taken from here. */
+  baseDir: string;
+}
+
+/**
+ * Where the user ran the command: `npm run` (and `npm -w`) change the working directory to the
+ * package, and keep the caller's directory in INIT_CWD.
+ */
+export function invocationDir(env: NodeJS.ProcessEnv = process.env, cwd: string = process.cwd()): string {
+  return env.INIT_CWD || cwd;
 }
 
 export const processIo: Io = {
@@ -30,11 +41,20 @@ export const processIo: Io = {
   stderrIsTTY: process.stderr.isTTY === true,
   writeFile: (path, data) => writeFileSync(path, data),
   now: () => performance.now(),
+  baseDir: invocationDir(),
 };
 
 export const EXIT = { ok: 0, overLimit: 1, badArgs: 2, internal: 3 } as const;
 
 /** Runs the CLI; returns the exit code. */
+/** The installed package's version (src/ and dist/ both sit one level below package.json). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+    version: string;
+  };
+  return manifest.version;
+}
+
 export async function main(argv: string[], io: Io, backend: Backend): Promise<number> {
   let cli: CliOptions;
   let base: Record<string, unknown>;
@@ -43,14 +63,16 @@ export async function main(argv: string[], io: Io, backend: Backend): Promise<nu
   try {
     cli = parseCli(argv);
     if (cli.command === "help") {
-      io.stdout(USAGE);
+      io.stdout(usage());
       return EXIT.ok;
     }
     if (cli.command === "version") {
-      io.stdout("resil-sim 0.0.0\n");
+      io.stdout(`resil-sim ${packageVersion()}\n`);
       return EXIT.ok;
     }
-    source = cli.scenarioFile ? readScenarioFile(cli.scenarioFile) : undefined;
+    source = cli.scenarioFile
+      ? readScenarioFile(resolvePath(io.baseDir, cli.scenarioFile), cli.scenarioFile)
+      : undefined;
     base = mergeOverrides(source?.value ?? {}, cli.overrides);
     scenario = resolve(base, cli, source);
   } catch (err) {
@@ -62,7 +84,8 @@ export async function main(argv: string[], io: Io, backend: Backend): Promise<nu
   }
 
   try {
-    if (cli.saveScenario) io.writeFile(cli.saveScenario, scenarioToYaml(scenario));
+    const outPath = (p: string) => resolvePath(io.baseDir, p);
+    if (cli.saveScenario) io.writeFile(outPath(cli.saveScenario), scenarioToYaml(scenario));
     const showProgress =
       !cli.quiet && cli.progress !== "never" && (cli.progress === "always" || io.stderrIsTTY);
     const sink = { write: (s: string) => io.stderr(s), now: () => io.now() };
@@ -113,7 +136,7 @@ export async function main(argv: string[], io: Io, backend: Backend): Promise<nu
       io.stdout("\n");
       io.stdout(renderChart(report));
     }
-    if (cli.svg) io.writeFile(cli.svg, renderSvg(report));
+    if (cli.svg) io.writeFile(outPath(cli.svg), renderSvg(report));
     if (!cli.quiet)
       io.stderr(
         `${speedLine(scenario.duration, run.wallMs, `${report.pods.length} replicas, ${run.requests} requests`)}\n`,

@@ -21,7 +21,8 @@ export function renderSummary(report: Report): string {
         ? `+${int(s.maxOverAdmission.units)} (${pct(s.maxOverAdmission.fraction)}, ${s.maxOverAdmission.window})`
         : "0",
     ],
-    ["windows over limit", `${s.windowsOver} of ${s.windowsChecked}${s.limitHeld ? " (limit held)" : ""}`],
+    ["windows over limit", windowsLine(report)],
+    ["limiter options", tuningLine(s)],
     ["starved replicas", `${s.starvedReplicas} of ${report.pods.length}`],
     ["denies", `${int(s.deniedRequests)} requests (${int(s.denied)} units)`],
     ["store calls/s", `${num(s.storeCallsPerSecond)} (${s.storeFailures} failed)`],
@@ -53,4 +54,23 @@ function outcomeLine(s: Summary): string {
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${k} ${n}`)
     .join(", ");
+}
+
+/** `0 of 60 (limit held; tolerance 1% = 10 units, 2 windows within it)`. */
+function windowsLine(report: Report): string {
+  const s = report.summary;
+  const notes: string[] = [];
+  if (s.limitHeld) notes.push("limit held");
+  const t = report.scenario.tolerance;
+  if (t !== 0) {
+    const given = typeof t === "number" ? `${num(t, 2)} units` : `${t} = ${num(s.toleranceUnits, 2)} units`;
+    notes.push(`tolerance ${given}, ${s.windowsWithinTolerance} within it`);
+  } else notes.push("tolerance 0");
+  return `${s.windowsOver} of ${s.windowsChecked} (${notes.join("; ")})`;
+}
+
+/** The options that differ from the library's defaults, each beside the library's value. */
+function tuningLine(s: Summary): string {
+  if (s.tuningOverrides.length === 0) return "the library's defaults";
+  return s.tuningOverrides.map((o) => `${o.option} ${o.value} (library ${o.library})`).join(", ");
 }

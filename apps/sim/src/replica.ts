@@ -7,7 +7,7 @@ export type QuickVerdict = "allow" | "deny" | "undecided";
 /** A concurrency slot: `release` gives it back; `denied` when the cap is reached; `nocap` without a cap. */
 export type SlotResult = { kind: "slot"; release: () => void } | { kind: "denied" } | { kind: "nocap" };
 
-/** The limiter outcomes the summary reports (spec 1.6): the Limiter's own list. */
+/** The limiter outcomes the summary reports (@resil/limit docs/protocol.md#s1-6): the Limiter's own list. */
 export { OUTCOMES, type Outcome } from "@resil/limit";
 
 /**

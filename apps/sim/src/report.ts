@@ -1,6 +1,7 @@
 import type { CrashReport, RawRun } from "./engine.js";
+import { type TuningOverride, tuningOverrides } from "./library-defaults.js";
 import { OUTCOMES, type Outcome } from "./replica.js";
-import { primaryLimit, type Scenario, WINDOW_MS, windowBound } from "./scenario.js";
+import { primaryLimit, type Scenario, toleranceUnits, WINDOW_MS, windowBound } from "./scenario.js";
 
 /** One row of the table: a window of the shortest limit. Units are cost units. */
 export interface WindowRow {
@@ -33,8 +34,15 @@ export interface Summary {
   utilisation: number;
   /** Worst window: units above its bound, and that as a fraction of the bound. */
   maxOverAdmission: { units: number; fraction: number; window: string | null };
+  /** Windows above their bound plus the tolerance. */
   windowsOver: number;
+  /** Windows above their bound but within the tolerance (not counted as over). */
+  windowsWithinTolerance: number;
   windowsChecked: number;
+  /** The tolerance of the shortest window, in units (the scenario's `tolerance` says how it was given). */
+  toleranceUnits: number;
+  /** Limiter options the scenario sets to something other than the library's default. */
+  tuningOverrides: TuningOverride[];
   starvedReplicas: number;
   storeCallsPerSecond: number;
   storeFailures: number;
@@ -45,7 +53,7 @@ export interface Summary {
   outcomes: Record<Outcome, number>;
   concurrency: { max: number; maxActive: number; slotDenials: number } | null;
   crashes: CrashReport[];
-  /** No window of any limit went over its bound. */
+  /** No window of any limit went over its bound plus the tolerance. */
   limitHeld: boolean;
 }
 
@@ -118,17 +126,20 @@ function summarize(run: RawRun, rows: WindowRow[]): Summary {
 
   // Every configured limit is checked on its own aligned windows, built from the table's rows.
   let windowsOver = 0;
+  let windowsWithinTolerance = 0;
   let windowsChecked = 0;
   let worst = { units: 0, fraction: 0, window: null as string | null };
   for (const l of s.limits) {
     const per = Math.max(1, WINDOW_MS[l.window] / run.windowMs);
     const bound = windowBound(s, l);
+    const allowed = bound + toleranceUnits(s, l);
     for (let start = 0; start < rows.length; start += per) {
       let got = 0;
       for (let i = start; i < Math.min(rows.length, start + per); i++) got += rows[i]!.admitted;
       windowsChecked++;
+      if (got > allowed) windowsOver++;
+      else if (got > bound) windowsWithinTolerance++;
       if (got > bound) {
-        windowsOver++;
         const units = got - bound;
         if (units / bound > worst.fraction)
           worst = {
@@ -156,7 +167,10 @@ function summarize(run: RawRun, rows: WindowRow[]): Summary {
     utilisation: possible > 0 ? admitted / possible : 1,
     maxOverAdmission: worst,
     windowsOver,
+    windowsWithinTolerance,
     windowsChecked,
+    toleranceUnits: toleranceUnits(s, primaryLimit(s)),
+    tuningOverrides: tuningOverrides(s),
     starvedReplicas: starved,
     storeCallsPerSecond: run.storeCalls / s.duration,
     storeFailures: run.storeFailures,

@@ -1,4 +1,4 @@
-import type { SeededRandom } from "@resil/limit";
+import type { SeededRandom } from "@resil/limit/testing";
 
 /** Draws an item from a weighted list (cumulative table, one uniform per draw). */
 export class WeightedPicker<T> {

@@ -5,16 +5,17 @@ import { checkScenario, type Scenario } from "./scenario.js";
 
 /**
  * Reads a scenario file (YAML, or JSON, which YAML parses too) WITHOUT validating it, so command-line
- * flags can be merged over it first. Syntax errors throw a ScenarioError with the line.
+ * flags can be merged over it first. Syntax errors throw a ScenarioError with the line; `name` is how
+ * messages call the file (the path as the user gave it).
  */
-export function readScenarioFile(path: string): ScenarioSource {
+export function readScenarioFile(path: string, name = path): ScenarioSource {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (err) {
-    throw new ScenarioError(`${path}: cannot read the scenario file (${(err as Error).message})`, "scenario");
+    throw new ScenarioError(`${name}: cannot read the scenario file (${(err as Error).message})`, "scenario");
   }
-  return parseScenarioText(text, path);
+  return parseScenarioText(text, name);
 }
 
 /** A parsed scenario document: its plain value, and where each field sits (for error lines). */

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { ScenarioError } from "./errors.js";
+import { LIBRARY_DEFAULTS as LIB } from "./library-defaults.js";
 
 /** Window names and their lengths in ms (the limiter's three windows). */
 export const WINDOW_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as const;
@@ -31,19 +32,20 @@ const costSchema = z.strictObject({
   weight: z.number().positive().default(1),
 });
 
+// Every default is the library's own, so a run without a limiter section shows what users get.
 const limiterSchema = z.strictObject({
-  syncIntervalMs: z.number().int().min(10).max(10_000).default(100),
-  localAllowance: z.number().positive().default(0.8),
-  cacheTtlMs: z.number().int().min(50).max(60_000).default(500),
-  redisTimeoutMs: z.number().int().min(1).max(5000).default(10),
-  leaseTtlMs: z.number().int().positive().default(3000),
-  heartbeatMs: z.number().int().positive().default(1000),
-  slowSyncMs: z.number().int().positive().default(1000),
-  roundTimeoutMs: z.number().int().positive().default(1000),
-  tickMs: z.number().int().positive().default(20),
-  maxKeysPerRound: z.number().int().positive().default(512),
-  onStoreUnavailable: z.enum(["localShare", "allow"]).default("localShare"),
-  lastMile: z.enum(["sync", "local"]).default("sync"),
+  syncIntervalMs: z.number().int().min(10).max(10_000).default(LIB.syncIntervalMs),
+  localAllowance: z.number().positive().default(LIB.localAllowance),
+  cacheTtlMs: z.number().int().min(50).max(60_000).default(LIB.cacheTtlMs),
+  redisTimeoutMs: z.number().int().min(1).max(5000).default(LIB.redisTimeoutMs),
+  leaseTtlMs: z.number().int().positive().default(LIB.leaseTtlMs),
+  heartbeatMs: z.number().int().positive().default(LIB.heartbeatMs),
+  slowSyncMs: z.number().int().positive().default(LIB.slowSyncMs),
+  roundTimeoutMs: z.number().int().positive().default(LIB.roundTimeoutMs),
+  tickMs: z.number().int().positive().default(LIB.tickMs),
+  maxKeysPerRound: z.number().int().positive().default(LIB.maxKeysPerRound),
+  onStoreUnavailable: z.enum(["localShare", "allow"]).default(LIB.onStoreUnavailable),
+  lastMile: z.enum(["sync", "local"]).default(LIB.lastMile),
 });
 
 const storeSchema = z.strictObject({
@@ -105,10 +107,17 @@ export const scenarioSchema = z
     concurrency: concurrencySchema.optional(),
     faults: z.array(faultSchema).default([]),
     /**
-     * steps: the reference model (spec 6), a sync round on every replica every syncEveryMs, the
+     * steps: the reference model (@resil/limit docs/protocol.md#s6), a sync round on every replica every syncEveryMs, the
      * background loop not started; loop: each replica runs its own background loop on the virtual clock.
      */
     driver: z.enum(["steps", "loop"]).default("steps"),
+    /** A window is over only above its bound plus this: units, or a percentage of the limit ("1%"). */
+    tolerance: z
+      .union([
+        z.number().nonnegative(),
+        z.string().regex(/^\d+(\.\d+)?%$/, 'expected units (a number) or a percentage of the limit ("1%")'),
+      ])
+      .default(0),
     /** steps driver: how often (ms) the simulation runs a sync round on every replica. */
     syncEveryMs: z.number().int().min(1).max(1000).default(1),
   })
@@ -211,4 +220,10 @@ export function primaryLimit(s: Scenario): LimitSpec {
 /** Most units the checker accepts in one aligned window (token bucket: a full bucket plus a window of refill). */
 export function windowBound(s: Scenario, l: LimitSpec): number {
   return s.algorithm === "token" ? l.limit + (s.burst ?? l.limit) : l.limit;
+}
+
+/** The units a window of this limit may go over its bound before it counts as over. */
+export function toleranceUnits(s: Scenario, l: LimitSpec): number {
+  const t = s.tolerance;
+  return typeof t === "number" ? t : (l.limit * Number(t.slice(0, -1))) / 100;
 }

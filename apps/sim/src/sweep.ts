@@ -1,5 +1,6 @@
 import { SWEEP_PARAMS, type SweepParam, withField } from "./args.js";
 import { type Backend, simulate } from "./engine.js";
+import { ArgsError } from "./errors.js";
 import { columns, int, num, pct } from "./format.js";
 import { buildReport, type Summary } from "./report.js";
 import type { Scenario } from "./scenario.js";
@@ -24,6 +25,10 @@ export interface SweepOptions {
 /** Runs the same scenario once per value of one parameter. */
 export async function sweep(opts: SweepOptions, backend: Backend): Promise<SweepRow[]> {
   const path = SWEEP_PARAMS[opts.param];
+  if (!path)
+    throw new ArgsError(
+      `--vary: expected one of ${Object.keys(SWEEP_PARAMS).join(", ")}, got "${opts.param}"`,
+    );
   // Validate every value before the first run, so a bad one fails fast.
   const scenarios = opts.values.map((v) => opts.scenarioFor(withField(opts.base, path, v)));
   const rows: SweepRow[] = [];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { mergeOverrides, parseCli } from "../src/args.js";
+import { mergeOverrides, parseCli, SWEEP_PARAMS } from "../src/args.js";
 import { ArgsError } from "../src/errors.js";
 
 describe("parseCli", () => {
@@ -97,7 +97,25 @@ describe("parseCli", () => {
     });
   });
 
+  it("reads --tolerance as units or a percentage of the limit", () => {
+    expect(parseCli(["--tolerance", "3"]).overrides.tolerance).toBe(3);
+    expect(parseCli(["--tolerance", "1.5%"]).overrides.tolerance).toBe("1.5%");
+    expect(parseCli(["--tolerance", "1%"]).flagOf.get("tolerance")).toBe("--tolerance");
+  });
+
+  it("sweeps the library's tuning options", () => {
+    expect(parseCli(["sweep", "--vary", "redis-timeout", "--values", "5,10,50"]).sweep).toEqual({
+      param: "redis-timeout",
+      values: [5, 10, 50],
+    });
+    expect(SWEEP_PARAMS["redis-timeout"]).toEqual(["limiter", "redisTimeoutMs"]);
+    expect(SWEEP_PARAMS["cache-ttl"]).toEqual(["limiter", "cacheTtlMs"]);
+    expect(SWEEP_PARAMS["max-concurrent"]).toEqual(["concurrency", "max"]);
+  });
+
   it.each([
+    [["--tolerance", "lots"], /--tolerance: expected a number, got "lots"/],
+    [["--tolerance", "x%"], /--tolerance: expected a number, got "x"/],
     [["--replicas", "many"], /--replicas: expected a number, got "many"/],
     [["--window", "week"], /--window: expected second, minute or hour/],
     [["--algorithm", "leaky"], /--algorithm: expected fixed, sliding or token/],

@@ -1,6 +1,7 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { RATE_DEFAULTS } from "@resil/limit";
 import { describe, expect, it } from "vitest";
 import { limiterBackend } from "../src/limiter-backend.js";
 import { EXIT, main } from "../src/main.js";
@@ -9,8 +10,8 @@ import { memoryIo } from "./helpers/io.js";
 
 const dir = mkdtempSync(join(tmpdir(), "resil-sim-cli-"));
 
-async function run(argv: string[]) {
-  const io = memoryIo();
+async function run(argv: string[], baseDir?: string) {
+  const io = memoryIo(baseDir);
   const code = await main(argv, io, limiterBackend);
   return { code, ...io };
 }
@@ -21,6 +22,17 @@ async function json(argv: string[]): Promise<Report> {
   return JSON.parse(r.out) as Report;
 }
 
+describe("resil-sim --version", () => {
+  it("prints the version of the installed package", async () => {
+    const manifest = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as {
+      version: string;
+    };
+    const r = await run(["--version"]);
+    expect(r.code).toBe(EXIT.ok);
+    expect(r.out).toBe(`resil-sim ${manifest.version}\n`);
+  });
+});
+
 describe("resil-sim with the real Limiter", () => {
   it("prints the table, the summary, the chart and the speed line", async () => {
     const r = await run(["--duration", "3"]);
@@ -29,7 +41,8 @@ describe("resil-sim with the real Limiter", () => {
       /^window\s+t\(s\)\s+offered\s+admitted\s+limit\s+over\s+denied\s+pod-0\s+pod-1\s+pod-2\s+pod-3$/m,
     );
     expect(r.out).toContain("utilisation:");
-    expect(r.out).toContain("windows over limit: 0 of 3 (limit held)");
+    expect(r.out).toContain("windows over limit: 0 of 3 (limit held; tolerance 0)");
+    expect(r.out).toContain("limiter options:    the library's defaults");
     expect(r.out).toContain("# admitted");
     expect(r.err).toMatch(/^speed: 3 simulated s in [\d.]+ s wall = [\d.]+ simulated s per wall s/m);
   });
@@ -155,8 +168,26 @@ describe("resil-sim with the real Limiter", () => {
     ]);
     expect(r.code).toBe(EXIT.ok);
     expect(r.out).toContain("from-file: 3 replicas, sliding 20/second");
-    expect(r.files.get("plot.svg")).toMatch(/^<svg [\s\S]*<polyline[\s\S]*<\/svg>\n$/);
-    expect(r.files.get("x.yaml")).toContain("replicas: 3");
+    expect(r.files.get(join(r.baseDir, "plot.svg"))).toMatch(/^<svg [\s\S]*<polyline[\s\S]*<\/svg>\n$/);
+    expect(r.files.get(join(r.baseDir, "x.yaml"))).toContain("replicas: 3");
+  });
+
+  it("prints limiter options a scenario changes beside the library's defaults", async () => {
+    const r = await run(["--duration=1", "--cache-ttl=500", "--local-allowance=0.8", "-q"]);
+    expect(r.out).toContain(
+      `limiter options:    localAllowance 0.8 (library ${RATE_DEFAULTS.localAllowance}), cacheTtlMs 500 (library ${RATE_DEFAULTS.cacheTtlMs})`,
+    );
+    const report = await json(["--duration=1", "--cache-ttl=500"]);
+    expect(report.summary.tuningOverrides).toEqual([
+      { option: "cacheTtlMs", value: 500, library: RATE_DEFAULTS.cacheTtlMs },
+    ]);
+  });
+
+  it("sweeps a limiter option: --vary redis-timeout", async () => {
+    const r = await run(["sweep", "--vary", "redis-timeout", "--values", "1,50", "--duration", "1", "-q"]);
+    expect(r.code, r.err).toBe(EXIT.ok);
+    expect(r.out).toMatch(/^redis-timeout\s+utilisation/);
+    expect(r.out).toMatch(/^\s+50\s/m);
   });
 
   it("sweep prints one summary row per value", async () => {

@@ -1,4 +1,5 @@
-import { ManualClock, MemoryStore, type RoundRequest, SeededRandom } from "@resil/limit";
+import { ManualClock, MemoryStore, type RoundRequest } from "@resil/limit";
+import { SeededRandom } from "@resil/limit/testing";
 import { describe, expect, it } from "vitest";
 import { FaultStore, StoreDownError } from "../src/fault-store.js";
 import { FaultTimeline } from "../src/faults.js";

@@ -1,5 +1,7 @@
+import { LIMITER_DEFAULTS, RATE_DEFAULTS } from "@resil/limit";
 import { describe, expect, it } from "vitest";
 import { ScenarioError } from "../src/errors.js";
+import { tuningOverrides } from "../src/library-defaults.js";
 import { parseScenario, windowBound } from "../src/scenario.js";
 
 describe("parseScenario", () => {
@@ -9,10 +11,29 @@ describe("parseScenario", () => {
     expect(s.load).toBe(5);
     expect(s.duration).toBe(60);
     expect(s.limits).toEqual([{ limit: 50, window: "second" }]);
-    expect(s.limiter.syncIntervalMs).toBe(100);
-    expect(s.limiter.localAllowance).toBe(0.8);
-    expect(s.limiter.cacheTtlMs).toBe(500);
     expect(s.driver).toBe("steps");
+  });
+
+  it("takes every limiter default from the library", () => {
+    const { limiter } = parseScenario({});
+    expect(limiter).toEqual({
+      syncIntervalMs: RATE_DEFAULTS.syncIntervalMs,
+      localAllowance: RATE_DEFAULTS.localAllowance,
+      cacheTtlMs: RATE_DEFAULTS.cacheTtlMs,
+      redisTimeoutMs: RATE_DEFAULTS.redisTimeoutMs,
+      leaseTtlMs: LIMITER_DEFAULTS.leaseTtlMs,
+      heartbeatMs: LIMITER_DEFAULTS.heartbeatMs,
+      slowSyncMs: LIMITER_DEFAULTS.slowSyncMs,
+      roundTimeoutMs: LIMITER_DEFAULTS.roundTimeoutMs,
+      tickMs: LIMITER_DEFAULTS.tickMs,
+      maxKeysPerRound: LIMITER_DEFAULTS.maxKeysPerRound,
+      onStoreUnavailable: LIMITER_DEFAULTS.onStoreUnavailable,
+      lastMile: LIMITER_DEFAULTS.lastMile,
+    });
+    expect(tuningOverrides(parseScenario({}))).toEqual([]);
+    expect(tuningOverrides(parseScenario({ limiter: { cacheTtlMs: 500 } }))).toEqual([
+      { option: "cacheTtlMs", value: 500, library: RATE_DEFAULTS.cacheTtlMs },
+    ]);
   });
 
   it.each([

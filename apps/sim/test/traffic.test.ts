@@ -1,4 +1,4 @@
-import { SeededRandom } from "@resil/limit";
+import { SeededRandom } from "@resil/limit/testing";
 import { describe, expect, it } from "vitest";
 import { FaultTimeline } from "../src/faults.js";
 import { parseScenario } from "../src/scenario.js";

@@ -1,6 +1,14 @@
 import { type Clock, systemClock } from "./clock.js";
-import { BreakerConfig, MAX_FAILURES_KEPT } from "./config.js";
+import {
+  BreakerConfig,
+  DEFAULT_BUCKETS,
+  DEFAULT_MINIMUM_VOLUME,
+  MAX_FAILURES_KEPT,
+  MAX_OPEN_FOR_MS,
+} from "./config.js";
 import { BreakerConfigError } from "./errors.js";
+import { BreakerCounters, type BreakerMetrics } from "./metrics.js";
+import { RollingCounts } from "./rolling.js";
 
 export type Tier = "deployment" | "vendor";
 
@@ -18,12 +26,16 @@ export interface Refusal {
   retryInMs: number;
 }
 
-export type BreakerCheck = { allowed: true } | ({ allowed: false } & Refusal);
+/**
+ * May the call go ahead? `probes` names the tiers whose single half-open probe this call holds: give
+ * them back with `release` when the call is not made or says nothing about health.
+ */
+export type BreakerCheck = { allowed: true; probes?: readonly Tier[] } | ({ allowed: false } & Refusal);
 
 /** What moved a breaker: its failures, a delay hint, a failed probe, time, or a success. */
 export type TransitionCause = "threshold" | "openFor" | "probeFailed" | "probe" | "success";
 
-/** One state change of one key. `closed -> open` is the spec's "opened" (gauge `breaker_open{tier,key}` = 1). */
+/** One state change of one key. `closed -> open` is the moment to set a `breaker_open{tier,key}` gauge to 1. */
 export interface TransitionEvent {
   tier: Tier;
   key: string;
@@ -39,7 +51,7 @@ export interface BreakersOptions {
   clock?: Clock;
   /** Called on every state change. A throwing hook is ignored. */
   onTransition?: (event: TransitionEvent) => void;
-  /** How often idle closed entries are swept out, ms. Default: the config's `windowMs`. */
+  /** How often idle entries are swept out, ms. Default: the config's `windowMs`. */
   sweepIntervalMs?: number;
 }
 
@@ -53,16 +65,18 @@ interface Entry {
     | { value: "closed" }
     | { value: "open"; until: number }
     | { value: "halfOpen"; probeStartedAt: number };
-  /** Time-ordered, oldest first. */
+  /** Time-ordered, oldest first, at most MAX_FAILURES_KEPT. */
   failures: Failure[];
+  /** Rate mode only: calls and failures in the rolling window. */
+  counts: RollingCounts | undefined;
 }
 
 /** A half-open breaker whose probe is running tells other callers to come back this soon. */
 export const PROBE_RETRY_MS = 1000;
 
-const allowed: BreakerCheck = { allowed: true };
+const allowed: BreakerCheck = Object.freeze({ allowed: true });
 
-/** One tier of keyed circuit breakers. Entries are made lazily; idle closed ones are evicted. */
+/** One tier of keyed circuit breakers. Entries are made lazily; idle and long-expired ones are evicted. */
 export class Breakers {
   readonly tier: Tier;
   readonly config: BreakerConfig;
@@ -70,6 +84,9 @@ export class Breakers {
   private readonly onTransition: ((event: TransitionEvent) => void) | undefined;
   private readonly sweepIntervalMs: number;
   private readonly entries = new Map<string, Entry>();
+  private readonly counters = new BreakerCounters();
+  private readonly probeGrant: BreakerCheck;
+  private readonly rate: { threshold: number; minimumVolume: number; buckets: number } | undefined;
   private lastSweep: number;
 
   constructor(tier: Tier, config: BreakerConfig = BreakerConfig[tier](), options: BreakersOptions = {}) {
@@ -83,35 +100,57 @@ export class Breakers {
       throw new BreakerConfigError("sweepIntervalMs", "must be >= 0 (Infinity: never sweep)");
     this.sweepIntervalMs = sweep;
     this.lastSweep = this.clock.now();
+    this.probeGrant = Object.freeze({ allowed: true, probes: Object.freeze([tier]) });
+    const threshold = config.failureRateThreshold;
+    if (threshold !== undefined) {
+      const minimumVolume = config.minimumVolume ?? DEFAULT_MINIMUM_VOLUME;
+      this.rate = { threshold, minimumVolume, buckets: config.buckets ?? DEFAULT_BUCKETS };
+    }
   }
 
-  /** Entries held now (closed ones with recent failures, open and half-open ones). */
+  /** Entries held now (closed ones with recent calls or failures, open and half-open ones). */
   get size(): number {
     return this.entries.size;
   }
 
-  /** May a call to `key` go ahead? An expired open lets exactly one probe through. */
+  /** May a call to `key` go ahead? An expired open lets exactly one probe through (`probes` says so). */
   check(key: string): BreakerCheck {
     const now = this.clock.now();
     this.maybeSweep(now);
     const entry = this.entries.get(key);
     if (!entry) return allowed;
-    const state = entry.state;
-    switch (state.value) {
-      case "closed":
-        return allowed;
-      case "open":
-        if (now < state.until) return { allowed: false, tier: this.tier, retryInMs: state.until - now };
-        this.move(key, entry, { value: "halfOpen", probeStartedAt: now }, "probe", now);
-        return allowed;
-      case "halfOpen":
-        if (now - state.probeStartedAt < this.config.openForMs) {
-          return { allowed: false, tier: this.tier, retryInMs: PROBE_RETRY_MS };
-        }
-        // the previous probe never reported: start a new one rather than stay wedged
-        entry.state = { value: "halfOpen", probeStartedAt: now };
-        return allowed;
+    const refusal = this.refusal(entry, now);
+    if (refusal) {
+      this.counters.refusals++;
+      return refusal;
     }
+    const state = entry.state;
+    if (state.value === "closed") return allowed;
+    this.counters.probesGranted++;
+    // an expired open, or a probe that never reported: this call is the probe (the breaker cannot wedge)
+    if (state.value === "open")
+      this.move(key, entry, { value: "halfOpen", probeStartedAt: now }, "probe", now);
+    else entry.state = { value: "halfOpen", probeStartedAt: now };
+    return this.probeGrant;
+  }
+
+  /** What `check` would answer now, without taking a probe or counting anything. */
+  peek(key: string): BreakerCheck {
+    const entry = this.entries.get(key);
+    if (!entry) return allowed;
+    return this.refusal(entry, this.clock.now()) ?? allowed;
+  }
+
+  /**
+   * Gives back the probe a `check` handed out, when the call was not made (a limiter denied it, the
+   * caller gave up) or its outcome says nothing about health: the next caller may probe at once.
+   */
+  release(key: string): void {
+    const entry = this.entries.get(key);
+    if (entry?.state.value !== "halfOpen") return;
+    this.counters.probesReleased++;
+    // an open that expired just now: the next check probes, no state change is reported
+    entry.state = { value: "open", until: this.clock.now() };
   }
 
   /** The state without side effects: an expired open reads as half-open. */
@@ -123,21 +162,32 @@ export class Breakers {
     return { ...state };
   }
 
-  /** A call succeeded: forget its failures and close. */
+  /** A call succeeded: close; count mode forgets the key's failures, rate mode counts the call. */
   recordSuccess(key: string): void {
     const entry = this.entries.get(key);
-    if (!entry) return;
+    if (!this.rate) {
+      if (!entry) return;
+      if (entry.state.value !== "closed")
+        this.move(key, entry, { value: "closed" }, "success", this.clock.now());
+      // closed with no failures is the same as no entry
+      this.entries.delete(key);
+      return;
+    }
     const now = this.clock.now();
-    if (entry.state.value !== "closed") this.move(key, entry, { value: "closed" }, "success", now);
-    // closed with no failures is the same as no entry
-    this.entries.delete(key);
+    const e = entry ?? this.entry(key, now);
+    if (e.state.value !== "closed") {
+      this.move(key, e, { value: "closed" }, "success", now);
+      e.failures = [];
+      e.counts?.clear();
+    }
+    e.counts?.add(now, false);
   }
 
   /** A call failed; `source` is the target it failed on (distinct sources matter for `minSources`). */
   recordFailure(key: string, source: string): void {
     const now = this.clock.now();
     this.maybeSweep(now);
-    const entry = this.entry(key);
+    const entry = this.entry(key, now);
     if (entry.state.value === "halfOpen") {
       this.move(key, entry, { value: "open", until: now + this.config.openForMs }, "probeFailed", now);
       return;
@@ -149,27 +199,64 @@ export class Breakers {
     if (stale > 0) failures.splice(0, stale);
     failures.push({ at: now, source });
     if (failures.length > MAX_FAILURES_KEPT) failures.splice(0, failures.length - MAX_FAILURES_KEPT);
-    if (entry.state.value !== "closed" || failures.length < this.config.failureThreshold) return;
+    entry.counts?.add(now, true);
+    if (entry.state.value !== "closed" || !this.tripped(entry, now)) return;
     if (new Set(failures.map((f) => f.source)).size < this.config.minSources) return;
     entry.failures = [];
+    entry.counts?.clear();
     this.move(key, entry, { value: "open", until: now + this.config.openForMs }, "threshold", now);
   }
 
-  /** Open `key` for exactly `ms` (a 429 with a delay hint); a longer open already in place is kept. */
+  /**
+   * Open `key` for `ms` (a 429 with a delay hint); a longer open already in place is kept. `ms` is
+   * clamped to 0..MAX_OPEN_FOR_MS (one hour; Infinity too); NaN reads as the config's `openForMs`.
+   */
   openFor(key: string, ms: number): void {
     const now = this.clock.now();
     this.maybeSweep(now);
-    const until = now + Math.max(0, ms);
-    const entry = this.entry(key);
+    const span = Number.isNaN(ms) ? this.config.openForMs : Math.min(Math.max(0, ms), MAX_OPEN_FOR_MS);
+    const until = now + span;
+    const entry = this.entry(key, now);
     if (entry.state.value === "open" && entry.state.until >= until) return;
     if (entry.state.value === "open") entry.state = { value: "open", until };
     else this.move(key, entry, { value: "open", until }, "openFor", now);
   }
 
-  private entry(key: string): Entry {
+  /** Counters since construction and the keys open now. */
+  metrics(): BreakerMetrics {
+    return { at: Date.now(), samples: this.samples() };
+  }
+
+  /** The samples of `metrics()`, for combining tiers. */
+  samples(): BreakerMetrics["samples"] {
+    let open = 0;
+    for (const entry of this.entries.values()) if (entry.state.value !== "closed") open++;
+    return this.counters.samples(this.tier, open, this.entries.size);
+  }
+
+  private tripped(entry: Entry, now: number): boolean {
+    const rate = this.rate;
+    if (!rate) return entry.failures.length >= this.config.failureThreshold;
+    const { total, failures } = entry.counts!.sums(now);
+    return total >= rate.minimumVolume && failures >= rate.threshold * total;
+  }
+
+  private refusal(entry: Entry, now: number): BreakerCheck | undefined {
+    const state = entry.state;
+    if (state.value === "open" && now < state.until) {
+      return { allowed: false, tier: this.tier, retryInMs: state.until - now };
+    }
+    if (state.value === "halfOpen" && now - state.probeStartedAt < this.config.openForMs) {
+      return { allowed: false, tier: this.tier, retryInMs: PROBE_RETRY_MS };
+    }
+    return undefined;
+  }
+
+  private entry(key: string, _now: number): Entry {
     let entry = this.entries.get(key);
     if (!entry) {
-      entry = { state: { value: "closed" }, failures: [] };
+      const counts = this.rate ? new RollingCounts(this.rate.buckets, this.config.windowMs) : undefined;
+      entry = { state: { value: "closed" }, failures: [], counts };
       this.entries.set(key, entry);
     }
     return entry;
@@ -178,7 +265,9 @@ export class Breakers {
   private move(key: string, entry: Entry, to: Entry["state"], cause: TransitionCause, at: number): void {
     const from = entry.state.value;
     entry.state = to;
-    if (from === to.value || !this.onTransition) return;
+    if (from === to.value) return;
+    this.counters.transition(to.value, cause);
+    if (!this.onTransition) return;
     try {
       this.onTransition({ tier: this.tier, key, from, to: to.value, cause, at });
     } catch {
@@ -186,15 +275,27 @@ export class Breakers {
     }
   }
 
-  /** Drops closed entries whose newest failure left the window: they hold nothing a decision could use. */
+  /**
+   * Drops entries that hold nothing a decision could use: closed ones with nothing left in the
+   * window, opens that expired a window ago unprobed, probes that never reported a window after
+   * their limit (those would otherwise be kept for as long as nobody asks about their key).
+   */
   private maybeSweep(now: number): void {
     if (now - this.lastSweep < this.sweepIntervalMs) return;
     this.lastSweep = now;
-    const oldest = now - this.config.windowMs;
+    const { windowMs, openForMs } = this.config;
+    const oldest = now - windowMs;
     for (const [key, entry] of this.entries) {
-      if (entry.state.value !== "closed") continue;
-      const newest = entry.failures[entry.failures.length - 1];
-      if (!newest || newest.at < oldest) this.entries.delete(key);
+      const state = entry.state;
+      if (state.value === "open") {
+        if (state.until < oldest) this.entries.delete(key);
+      } else if (state.value === "halfOpen") {
+        if (state.probeStartedAt + openForMs < oldest) this.entries.delete(key);
+      } else {
+        const newest = entry.failures[entry.failures.length - 1];
+        const failuresIdle = !newest || newest.at < oldest;
+        if (failuresIdle && (entry.counts?.idleAt(now) ?? true)) this.entries.delete(key);
+      }
     }
   }
 }

@@ -11,6 +11,13 @@ export {
   type TransitionEvent,
 } from "./breakers.js";
 export { type Clock, systemClock } from "./clock.js";
-export { BreakerConfig, MAX_FAILURES_KEPT } from "./config.js";
+export {
+  BreakerConfig,
+  DEFAULT_BUCKETS,
+  DEFAULT_MINIMUM_VOLUME,
+  MAX_FAILURES_KEPT,
+  MAX_OPEN_FOR_MS,
+} from "./config.js";
 export { BreakerConfigError } from "./errors.js";
+export type { BreakerMetrics, MetricSample } from "./metrics.js";
 export { type BreakerSignalLike, type BreakerVerdict, TwoTier, type TwoTierOptions } from "./two-tier.js";

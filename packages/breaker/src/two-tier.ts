@@ -1,6 +1,7 @@
-import { type BreakerCheck, Breakers, type TransitionEvent } from "./breakers.js";
+import { type BreakerCheck, Breakers, type Tier, type TransitionEvent } from "./breakers.js";
 import type { Clock } from "./clock.js";
 import { BreakerConfig } from "./config.js";
+import type { BreakerMetrics } from "./metrics.js";
 
 /** Structurally the same as @resil/classify's `BreakerSignal`, so breaker needs no run-time dependency. */
 export type BreakerSignalLike =
@@ -38,11 +39,32 @@ export class TwoTier {
     this.vendor = new Breakers("vendor", options.vendor ?? BreakerConfig.vendor(), shared);
   }
 
-  /** The provider tier first: its refusal wins. */
+  /**
+   * The provider tier's refusal wins, then the target's. A probe is taken only when both tiers let
+   * the call through, so a target refused by its own tier never takes its provider's single probe.
+   */
   check(target: string, vendor: string): BreakerCheck {
-    const v = this.vendor.check(vendor);
-    if (!v.allowed) return v;
-    return this.deployment.check(target);
+    const v = this.vendor.peek(vendor);
+    if (!v.allowed) return this.vendor.check(vendor);
+    const d = this.deployment.peek(target);
+    if (!d.allowed) return this.deployment.check(target);
+    const vc = this.vendor.check(vendor);
+    const dc = this.deployment.check(target);
+    if (!vc.allowed || !dc.allowed) return vc.allowed ? dc : vc;
+    if (!vc.probes) return dc;
+    if (!dc.probes) return vc;
+    return { allowed: true, probes: [...vc.probes, ...dc.probes] };
+  }
+
+  /** Gives back the probes `check` handed out (its `probes`); without `check`, any running probe of either key. */
+  release(target: string, vendor: string, check?: BreakerCheck): void {
+    const tiers: readonly Tier[] = check
+      ? check.allowed
+        ? (check.probes ?? [])
+        : []
+      : ["deployment", "vendor"];
+    if (tiers.includes("deployment")) this.deployment.release(target);
+    if (tiers.includes("vendor")) this.vendor.release(vendor);
   }
 
   recordSuccess(target: string, vendor: string): void {
@@ -50,11 +72,15 @@ export class TwoTier {
     this.vendor.recordSuccess(vendor);
   }
 
-  /** Routes a failure by its verdict's breaker signal; the target is the source in both tiers. */
+  /**
+   * Routes a failure by its verdict's breaker signal; the target is the source in both tiers. An
+   * `ignore` (a caller's own mistake) says nothing about health: it gives back any running probe.
+   */
   recordFailure(target: string, vendor: string, verdict: BreakerVerdict): void {
     const signal = verdict.breaker;
     switch (signal.kind) {
       case "ignore":
+        this.release(target, vendor);
         return;
       case "deployment":
         this.deployment.recordFailure(target, target);
@@ -67,5 +93,10 @@ export class TwoTier {
         this.deployment.openFor(target, signal.ms);
         return;
     }
+  }
+
+  /** Both tiers' counters (each sample names its tier). */
+  metrics(): BreakerMetrics {
+    return { at: Date.now(), samples: [...this.deployment.samples(), ...this.vendor.samples()] };
   }
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { BreakerConfig, BreakerConfigError, Breakers, MAX_FAILURES_KEPT } from "../src/index.js";
 
 describe("BreakerConfig", () => {
-  it("has the spec's defaults", () => {
+  it("has the documented defaults: 5 failures in 60 s open for 30 s", () => {
     expect(BreakerConfig.deployment()).toEqual({
       failureThreshold: 5,
       windowMs: 60_000,

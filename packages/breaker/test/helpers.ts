@@ -11,7 +11,7 @@ export class ManualClock {
   }
 }
 
-/** The breaker part of classify's verdicts for the statuses the spec's cases use. */
+/** The breaker part of classify's verdicts for a 401, a 503, a 400 and a 429 with a hint. */
 export const v401: BreakerVerdict = { breaker: { kind: "deployment" } };
 export const v503: BreakerVerdict = { breaker: { kind: "vendor" } };
 export const v400: BreakerVerdict = { breaker: { kind: "ignore" } };

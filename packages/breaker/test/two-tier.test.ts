@@ -11,7 +11,7 @@ function setup() {
   return { clock, tt, events };
 }
 
-describe("TwoTier: spec 4.4", () => {
+describe("TwoTier: the documented cases", () => {
   it("case 1: opens on the 5th failure, probes once after 30 s, closes on success", () => {
     const { clock, tt } = setup();
     for (let i = 0; i < 4; i++) tt.recordFailure("d1", "v", v401);

@@ -79,6 +79,15 @@ function carriedBody(x: Obj): FailureBody | undefined {
 function walk(x: unknown, body: FailureBody | undefined, depth: number, seen: Set<unknown>): Failure {
   if (!isObject(x) || depth > MAX_DEPTH || seen.has(x)) return { kind: "other" };
   seen.add(x);
+  try {
+    return read(x, body, depth, seen);
+  } catch {
+    // a revoked Proxy or a throwing getter: this object tells nothing
+    return { kind: "other" };
+  }
+}
+
+function read(x: Obj, body: FailureBody | undefined, depth: number, seen: Set<unknown>): Failure {
   if (isFailure(x)) return x;
   const { name, code } = x;
   if (x.type === "close" && typeof code === "number") return { kind: "wsClose", code };

@@ -17,15 +17,30 @@ export function isHeadersInput(x: unknown): x is HeadersInput {
   return typeof x === "object" && x !== null && !Array.isArray(x);
 }
 
-function fromValue(v: unknown): string | undefined {
+// A repeated header is a flat list; deeper nesting (or a cycle) is no value rather than a deep walk.
+const MAX_LIST_DEPTH = 4;
+
+function fromValue(value: unknown): string | undefined {
+  let v = value;
+  for (let depth = 0; Array.isArray(v) && depth < MAX_LIST_DEPTH; depth++) v = v[0];
   if (typeof v === "string") return v;
   if (typeof v === "number") return String(v);
-  if (Array.isArray(v)) return fromValue(v[0]);
   return undefined;
 }
 
-/** One header's value; `name` must be lowercase. The first value of a repeated header. */
+/**
+ * One header's value; `name` must be lowercase. The first value of a repeated header. Headers that
+ * throw when read (a revoked Proxy, a throwing `get`) read as absent.
+ */
 export function headerValue(headers: HeadersInput, name: string): string | undefined {
+  try {
+    return lookup(headers, name);
+  } catch {
+    return undefined;
+  }
+}
+
+function lookup(headers: HeadersInput, name: string): string | undefined {
   const get = (headers as Partial<HeadersLike>).get;
   if (typeof get === "function") {
     const v = get.call(headers, name);

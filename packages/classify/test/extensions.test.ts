@@ -52,7 +52,7 @@ describe("quota exhaustion in a 429 body", () => {
     expect(classify({ kind: "status", code: 503, body: openaiQuota }).retryable).toBe(true);
   });
 
-  it("a provider-concurrency 429 wins over quota words (spec rule order)", () => {
+  it("a provider-concurrency 429 wins over quota words (rule order)", () => {
     const v = classify({
       kind: "status",
       code: 429,

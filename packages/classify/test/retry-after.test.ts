@@ -1,4 +1,4 @@
-// Spec 2.4: the delay hint, its strict number grammar and the IMF-fixdate parser.
+// The delay hint, its strict number grammar and the IMF-fixdate parser.
 import { describe, expect, it } from "vitest";
 import { parseImfFixdate, RETRY_AFTER_CAP_MS, retryAfterMs } from "../src/index.js";
 

@@ -1,21 +1,9 @@
-import { once } from "node:events";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { type TransitionEvent, TwoTier } from "@resil/breaker";
 import { classify, failureFrom } from "@resil/classify";
 import { RetryPolicy, retry } from "@resil/retry";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deadlineIn, guardedAttempt, type HopEvent, run, systemClock } from "../src/index.js";
-
-/** An upstream's answer as an error: the status and headers classify reads. */
-class UpstreamError extends Error {
-  constructor(
-    readonly status: number,
-    readonly headers: Headers,
-  ) {
-    super(`upstream answered ${status}`);
-  }
-}
+import { startUpstream, type Upstream } from "./upstream.js";
 
 const verdictOf = (error: unknown) => classify(failureFrom(error));
 
@@ -29,40 +17,15 @@ const vendors: Record<string, string> = {
 };
 const chain = ["t429", "t503", "reset", "hang", "ok"];
 
-let server: Server;
-let base: string;
-const hits: Record<string, number> = {};
+let upstream: Upstream;
+let hits: Record<string, number>;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
-    const name = (req.url ?? "/").slice(1);
-    hits[name] = (hits[name] ?? 0) + 1;
-    switch (name) {
-      case "t429":
-        res.writeHead(429, { "retry-after": "30" }).end("slow down");
-        return;
-      case "t503":
-        res.writeHead(503).end("unavailable");
-        return;
-      case "reset":
-        res.socket?.resetAndDestroy();
-        return;
-      case "hang":
-        return; // never answers; the client's timeout or the deadline ends it
-      default:
-        res.writeHead(200, { "content-type": "text/plain" }).end(`hello from ${name}`);
-    }
-  });
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  upstream = await startUpstream();
+  hits = upstream.hits;
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  server.close();
-  await once(server, "close");
-});
+afterAll(() => upstream.close());
 
 /** A gateway client: per-target retries recorded on the breakers, a chain that skips open breakers. */
 function gateway(options: { attemptTimeoutMs?: number; policy: RetryPolicy }) {
@@ -71,12 +34,10 @@ function gateway(options: { attemptTimeoutMs?: number; policy: RetryPolicy }) {
 
   async function get(endpoint: string, signal: AbortSignal): Promise<string> {
     const timeout = options.attemptTimeoutMs;
-    const res = await fetch(`${base}/${endpoint}`, {
-      signal: timeout === undefined ? signal : AbortSignal.any([signal, AbortSignal.timeout(timeout)]),
-    });
-    const text = await res.text();
-    if (!res.ok) throw new UpstreamError(res.status, res.headers);
-    return text;
+    return upstream.get(
+      endpoint,
+      timeout === undefined ? signal : AbortSignal.any([signal, AbortSignal.timeout(timeout)]),
+    );
   }
 
   async function request(deadlineMs: number) {
@@ -119,7 +80,7 @@ function gateway(options: { attemptTimeoutMs?: number; policy: RetryPolicy }) {
 const shape = (hops: HopEvent<string>[]) =>
   hops.map(({ endpoint, hop }) => `${endpoint}:${hop.kind === "skipped" ? hop.skip.kind : hop.kind}`);
 
-describe("e2e: classify + retry + breaker + fallback against a local upstream", () => {
+describe("e2e: classify + retry + breaker + fallback composed by hand, against a local upstream", () => {
   it("reaches the healthy target in time and opens the breakers that were earned", async () => {
     for (const k of Object.keys(hits)) delete hits[k];
     const gw = gateway({

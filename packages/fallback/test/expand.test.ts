@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { expand, FallbackConfigError } from "../src/index.js";
 
-describe("expand: spec 5.4 case 1", () => {
+describe("expand: depth-first with cycles cut", () => {
   const graph = { A: ["B", "D"], B: ["C", "A"], C: ["A"] };
 
   it("walks depth-first, pre-order, cutting cycles", () => {

@@ -1,3 +1,5 @@
+// @resil/limit: what a user calls. Test helpers live in @resil/limit/testing, store internals
+// (key layout, Lua scripts, window maths) in @resil/limit/store.
 export type { Clock, Timer, TimerOptions } from "./clock/clock.js";
 export { NEVER } from "./clock/clock.js";
 export { CoarseClock, coarseClock } from "./clock/coarse-clock.js";

@@ -22,7 +22,7 @@ export {
   sanitized,
   windows,
 } from "./config.js";
-export { type ParsedPolicy, parsePolicy } from "./lenient.js";
+export { MAX_WARNINGS, type ParsedPolicy, parsePolicy } from "./lenient.js";
 export {
   errorText,
   FallbackModelsSchema,

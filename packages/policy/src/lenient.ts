@@ -2,7 +2,10 @@ import { MAX_FALLBACKS, type Policy } from "./config.js";
 import { errorText, MaxConcurrentSchema, RateLimitsSchema, RetryConfigSchema } from "./schema.js";
 import { show } from "./show.js";
 
-/** The policy read from a record, and one warning per dropped block or entry. */
+/** At most this many warnings are kept; one more line counts the rest ("N more warnings"). */
+export const MAX_WARNINGS = 100;
+
+/** The policy read from a record, and one warning per dropped block or entry (at most MAX_WARNINGS + 1). */
 export interface ParsedPolicy {
   policy: Policy;
   warnings: string[];
@@ -25,48 +28,63 @@ export interface ParsedPolicy {
  */
 export function parsePolicy(json: unknown): ParsedPolicy {
   const policy: Policy = { fallbackModels: [] };
-  const warnings: string[] = [];
-  if (typeof json !== "object" || json === null || Array.isArray(json)) return { policy, warnings };
+  const kept: string[] = [];
+  let dropped = 0;
+  // the text is built only for warnings that are kept: a huge list costs a count, not a string each
+  const warn = (text: () => string) => {
+    if (kept.length < MAX_WARNINGS) kept.push(text());
+    else dropped++;
+  };
+  const warnings = () => (dropped > 0 ? [...kept, `${dropped} more warnings`] : kept);
+  if (typeof json !== "object" || json === null || Array.isArray(json)) return { policy, warnings: [] };
   const record = json as Record<string, unknown>;
-  const get = (key: string): unknown => (Object.hasOwn(record, key) ? record[key] : undefined);
+  const get = (key: string): unknown => (Object.hasOwn(record, key) ? ownOnly(record[key]) : undefined);
 
   const rateLimits = get("rate_limits");
   if (rateLimits != null) {
     const r = RateLimitsSchema.safeParse(rateLimits);
     if (r.success) policy.rateLimits = r.data;
-    else warnings.push(`rate_limits ignored: ${errorText(r.error)}`);
+    else warn(() => `rate_limits ignored: ${errorText(r.error)}`);
   }
 
   const maxConcurrent = get("max_concurrent");
   if (maxConcurrent != null) {
     const r = MaxConcurrentSchema.safeParse(maxConcurrent);
     if (r.success) policy.maxConcurrent = r.data;
-    else warnings.push(`max_concurrent ignored: ${show(maxConcurrent)} is not a positive integer`);
+    else warn(() => `max_concurrent ignored: ${show(maxConcurrent)} is not a positive integer`);
   }
 
   const retryConfig = get("retry_config");
   if (retryConfig != null) {
     const r = RetryConfigSchema.safeParse(retryConfig);
     if (r.success) policy.retryConfig = r.data;
-    else warnings.push(`retry_config ignored: ${errorText(r.error)}`);
+    else warn(() => `retry_config ignored: ${errorText(r.error)}`);
   }
 
   const fallbacks = get("fallback_models");
   if (fallbacks != null) {
     if (!Array.isArray(fallbacks)) {
-      warnings.push(`fallback_models ignored: ${show(fallbacks)} is not a list`);
+      warn(() => `fallback_models ignored: ${show(fallbacks)} is not a list`);
     } else {
       for (const item of fallbacks) {
         if (typeof item !== "string" || item.length === 0) {
-          warnings.push(`fallback_models entry ignored: ${show(item)}`);
+          warn(() => `fallback_models entry ignored: ${show(item)}`);
         } else if (policy.fallbackModels.length < MAX_FALLBACKS) {
           policy.fallbackModels.push(item);
         } else {
-          warnings.push(`fallback_models truncated to ${MAX_FALLBACKS} entries`);
+          warn(() => `fallback_models truncated to ${MAX_FALLBACKS} entries`);
           break;
         }
       }
     }
   }
-  return { policy, warnings };
+  return { policy, warnings: warnings() };
+}
+
+/** A block with its own enumerable properties only, on no prototype (zod reads inherited keys otherwise). */
+function ownOnly(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const out: Record<string, unknown> = Object.create(null);
+  for (const key of Object.keys(value)) out[key] = (value as Record<string, unknown>)[key];
+  return out;
 }

@@ -1,4 +1,4 @@
-// Spec 1.2 helpers beyond the listed cases.
+// Config helpers beyond the documented cases.
 import { describe, expect, it } from "vitest";
 import {
   hasLimits,

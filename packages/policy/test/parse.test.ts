@@ -1,4 +1,4 @@
-// Spec 1.2, 1.3, 1.5: parsing rules, warnings, and the strict whole-record schema.
+// Parsing rules, warnings, and the strict whole-record schema.
 import { describe, expect, it } from "vitest";
 import {
   DEFAULT_RETRY_CONFIG,

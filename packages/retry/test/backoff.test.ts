@@ -4,7 +4,7 @@ import { Backoff, BackoffConfigError, secondsToMs } from "../src/index.js";
 const low = () => 0;
 const high = () => 0.999999;
 
-describe("Backoff.standard (spec 3.4 case 1)", () => {
+describe("Backoff.standard: base 1 s, factor 2, additive jitter", () => {
   const b = Backoff.standard(10);
 
   it("has base 1 s, factor 2, max 10 s, additive jitter", () => {
@@ -29,7 +29,7 @@ describe("Backoff.standard (spec 3.4 case 1)", () => {
   });
 });
 
-describe("Backoff.interactive (spec 3.4 case 2)", () => {
+describe("Backoff.interactive: base 250 ms, factor 2, full jitter", () => {
   it("stays under 250 ms for the first retry and under max for late ones", () => {
     const b = Backoff.interactive(5);
     for (let i = 0; i < 100; i++) {

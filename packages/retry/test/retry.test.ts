@@ -4,7 +4,7 @@ import { DeadlineExceededError, type RetryEvent, RetryPolicy, retry } from "../s
 import { ManualClock } from "../src/manual-clock.js";
 import { callerError, classifyStatus, rateLimited, StatusError, transient } from "./verdicts.js";
 
-describe("retry: spec 3.4", () => {
+describe("retry: the documented cases", () => {
   it("case 3: interactive, 2 retries, two 503s then ok", async () => {
     const clock = new ManualClock();
     let calls = 0;

@@ -1,4 +1,5 @@
-import { keySlot, type RedisCommand, type RedisExec, type RedisReply } from "@resil/limit";
+import type { RedisCommand, RedisExec, RedisReply } from "@resil/limit";
+import { keySlot } from "@resil/limit/store";
 import type { Cluster, Redis } from "ioredis";
 
 /** The pipeline was discarded by ioredis (exec resolved null), so the round trip has no replies. */

@@ -1,4 +1,5 @@
-import { keySlot, type RedisCommand, type RedisExec, type RedisReply } from "@resil/limit";
+import type { RedisCommand, RedisExec, RedisReply } from "@resil/limit";
+import { keySlot } from "@resil/limit/store";
 
 /**
  * The parts of node-redis this adapter uses, typed structurally so any client from `createClient` or

@@ -20,9 +20,9 @@ async function pushedHits(port: number, pattern: string): Promise<number> {
 }
 
 /**
- * The real-Redis scenarios of specs/limiter-protocol.md section 6 and issue 5 through one adapter, on
+ * The real-Redis scenarios of @resil/limit docs/protocol.md#s6 and issue 5 through one adapter, on
  * a private server this suite starts and stops; then the replica-process scenarios. Numbers are
- * printed; only the spec's bounds are asserted.
+ * printed; only the documented bounds are asserted.
  */
 export function describeLimiterScenarios(adapter: LimiterAdapter): void {
   let server: RedisServer;
@@ -64,7 +64,7 @@ export function describeLimiterScenarios(adapter: LimiterAdapter): void {
 
     // Wall-clock bounds (per-second counts, latency) on a shared 2-core host: one retry, so a scheduler
     // stall does not fail the run; a behaviour that breaks a bound fails both attempts (each prints).
-    describe("spec 6 scenarios", { retry: 1 }, () => {
+    describe("docs/protocol.md#s6 scenarios", { retry: 1 }, () => {
       it("1. four replicas hold 50 rps cluster-wide at 5x load", async () => {
         const limiters = await replicas(4, { service: "s1" });
         for (const l of limiters) l.setPolicy("api", FIXED_50);
@@ -127,7 +127,7 @@ export function describeLimiterScenarios(adapter: LimiterAdapter): void {
         await Promise.all(limiters.map((l) => l.shutdown()));
       });
 
-      // The spec's 6 rounds, each sleeping 2.6 s: about 16 s, the three delays side by side.
+      // The documented 6 rounds, each sleeping 2.6 s: about 16 s, the three delays side by side.
       it("4. a token-bucket burst after idle admits at most the burst (store delay 0, 2, 4 ms)", async () => {
         const results = await Promise.all(
           [0, 2, 4].map(async (delay) => {

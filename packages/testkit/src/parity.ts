@@ -9,7 +9,7 @@ import type {
 } from "@resil/limit";
 
 /**
- * The parity test of specs/limiter-protocol.md section 5: the same seeded random rounds sent to a
+ * The parity test of @resil/limit docs/protocol.md#s5: the same seeded random rounds sent to a
  * reference store (MemoryStore) and a store under test (RedisStore over some RedisExec), every reply
  * field compared. Written once here; each adapter package runs it through its own client.
  */

@@ -82,7 +82,7 @@ export function describeReplicaProcessScenarios(adapter: LimiterAdapter): void {
       );
       const statuses = await Promise.all(replicas.map((r) => r.request({ op: "status" })));
       expect(statuses.map((s) => s.replicas)).toEqual([4, 4, 4, 4]);
-      // every process starts on the same wall-clock instant, 950 ms into a second as in spec 6
+      // every process starts on the same wall-clock instant, 950 ms into a second as in @resil/limit docs/protocol.md#s6
       const startAt = Date.now() + msUntilIntoSecond(950, 200);
       const each = await Promise.all(
         replicas.map((r) =>
@@ -153,7 +153,7 @@ export function describeReplicaProcessScenarios(adapter: LimiterAdapter): void {
       expect(slotLease!.expiresInMs).toBeLessThanOrEqual(5000);
       expect(slots.held).toBe(4);
       expect(slots.elapsedMs).toBeGreaterThanOrEqual(slotLease!.expiresInMs - 100); // not before the lease ends
-      expect(slots.elapsedMs).toBeLessThanOrEqual(6000); // concurrency lease 5 s, then a sync (spec 5.10)
+      expect(slots.elapsedMs).toBeLessThanOrEqual(6000); // concurrency lease 5 s, then a sync (@resil/limit docs/protocol.md#s6-10)
       expect(full).toBeDefined();
       expect(full![0]).toBeLessThanOrEqual(4000); // rate lease 3 s, then the next second
       for (const [, admitted] of whole) expect(admitted).toBeLessThanOrEqual(52);

@@ -1,6 +1,6 @@
 import type { RateLimitConfig } from "@resil/limit";
 
-/** The policy of spec 6 scenario 1: fixed window, 50 rps, local allowance 0.8, cacheTtl 500 ms. */
+/** The policy of @resil/limit docs/protocol.md#s6-1: fixed window, 50 rps, local allowance 0.8, cacheTtl 500 ms. */
 export const FIXED_50: RateLimitConfig = {
   algorithm: "fixed_window",
   requestsPerSecond: 50,

@@ -1,16 +1,12 @@
 import {
-  concurrencyKey,
-  configHash,
-  keySlot,
   Limiter,
   MemoryStore,
   type RateRequest,
   RedisCommandError,
   RedisStore,
-  rateKey,
-  registryKey,
   type WindowSpec,
 } from "@resil/limit";
+import { concurrencyStoreKey, configHash, keySlot, rateStoreKey, registryStoreKey } from "@resil/limit/store";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RedisClusterHandle, startCluster } from "./cluster.js";
 import type { ExecHandle } from "./exec-handle.js";
@@ -78,7 +74,7 @@ function parseHash(raw: string): Map<string, string> {
 
 /**
  * The RedisStore contract through one adapter, against real servers it starts and stops: parity with
- * MemoryStore (spec 5) and its three fixed cases, the key layout of spec 3.4, hostile subjects, a
+ * MemoryStore (@resil/limit docs/protocol.md#s5) and its three fixed cases, the key layout of #s3-4, hostile subjects, a
  * failing command, and the same on a 3-master cluster.
  */
 export function describeStoreContract(adapter: AdapterUnderTest): void {
@@ -97,7 +93,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       await server?.stop();
     });
 
-    it("replies exactly like MemoryStore on 60 random cases x 80 rounds (spec 5)", async () => {
+    it("replies exactly like MemoryStore on 60 random cases x 80 rounds (@resil/limit docs/protocol.md#s5)", async () => {
       const report = await runParity({ oracle: new MemoryStore(), subject: store, seed: 0x5eed });
       console.log(`parity (${adapter.name}): ${report.rounds} rounds, ${report.compared} fields compared`);
       expect(report.mismatches.slice(0, 10)).toEqual([]);
@@ -211,7 +207,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         [start + 1, ask("b")], // none left: ticket 1
         [start + 1250, ask("c")], // 5 free again; b's batch of 4 is held for it, c gets 1 (short: a ticket)
         [start + 1251, ask("b")], // b, first in line, gets its batch of 4 as credit
-        [start + 1400, ask("d", { batch: 0 })], // no batch: the spec's step; one unit held for c's ticket
+        [start + 1400, ask("d", { batch: 0 })], // no batch: the plain grant step; one unit held for c's ticket
         [start + 1401, ask("c")], // c, first in line now, gets what is free (3 of its 4)
       ];
       const got: number[][][] = [[], []];
@@ -236,7 +232,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       expect(hash.has("Q:b")).toBe(false);
     });
 
-    it("writes the layout of spec 3.4: windows, leases, TTLs, registry", async () => {
+    it("writes the layout of @resil/limit docs/protocol.md#s3-4: windows, leases, TTLs, registry", async () => {
       const key = "rl2:{layout:case}:0000000000000001";
       const cc = "cc2:{layout:case}:3";
       const pods = "rl2:{layout}:pods";
@@ -284,7 +280,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
     it("keeps hostile subjects apart, bounded, and like MemoryStore", async () => {
       const memory = new MemoryStore();
       const hash = configHash(0, MINUTE);
-      const keys = HOSTILE_SUBJECTS.map((s) => rateKey("svc{x}\n", s, hash));
+      const keys = HOSTILE_SUBJECTS.map((s) => rateStoreKey("svc{x}\n", s, hash));
       expect(new Set(keys).size).toBe(keys.length);
       for (const k of keys) expect(Buffer.byteLength(k)).toBeLessThanOrEqual(400);
       const request = (i: number) => ({
@@ -293,7 +289,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         rates: [rate(keys[i]!, { hits: i + 1 })],
         concurrency: [
           {
-            key: concurrencyKey("svc{x}\n", HOSTILE_SUBJECTS[i]!, 4),
+            key: concurrencyStoreKey("svc{x}\n", HOSTILE_SUBJECTS[i]!, 4),
             pod: "a",
             active: 1,
             unused: 0,
@@ -305,7 +301,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
             leaseTtlMs: 5000,
           },
         ],
-        heartbeat: { key: registryKey("svc{x}\n"), pod: "a", windowMs: 3000, leave: false },
+        heartbeat: { key: registryStoreKey("svc{x}\n"), pod: "a", windowMs: 3000, leave: false },
       });
       for (let i = 0; i < keys.length; i++) {
         const got = await store.round(request(i));
@@ -315,14 +311,14 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       }
       // one subject's keys share a slot: the rate and concurrency scripts of a subject meet one node
       for (const s of HOSTILE_SUBJECTS) {
-        expect(keySlot(rateKey("svc", s, hash))).toBe(keySlot(concurrencyKey("svc", s, 4)));
+        expect(keySlot(rateStoreKey("svc", s, hash))).toBe(keySlot(concurrencyStoreKey("svc", s, 4)));
       }
     });
 
     // Digests hash UTF-16 code units: in UTF-8 every lone surrogate would become U+FFFD and collide.
     it("keeps subjects that differ only in lone surrogates apart", () => {
       const hash = configHash(0, MINUTE);
-      expect(rateKey("svc", "\ud800", hash)).not.toBe(rateKey("svc", "\udc00", hash));
+      expect(rateStoreKey("svc", "\ud800", hash)).not.toBe(rateStoreKey("svc", "\udc00", hash));
     });
 
     it("fails the round with a named error when a command fails (a key of the wrong type)", async () => {
@@ -372,13 +368,13 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       const store = new RedisStore(handle.exec);
       const memory = new MemoryStore();
       const hash = configHash(0, MINUTE);
-      const rates = HOSTILE_SUBJECTS.map((s, i) => rate(rateKey("svc", s, hash), { hits: i + 1 }));
+      const rates = HOSTILE_SUBJECTS.map((s, i) => rate(rateStoreKey("svc", s, hash), { hits: i + 1 }));
       const request = (now: number) => ({
         now,
-        releases: HOSTILE_SUBJECTS.map((s) => ({ key: concurrencyKey("svc", s, 2), pod: "gone" })),
+        releases: HOSTILE_SUBJECTS.map((s) => ({ key: concurrencyStoreKey("svc", s, 2), pod: "gone" })),
         rates: rates.map((r) => ({ ...r })),
         concurrency: [],
-        heartbeat: { key: registryKey("svc"), pod: "a", windowMs: 3000, leave: false },
+        heartbeat: { key: registryStoreKey("svc"), pod: "a", windowMs: 3000, leave: false },
       });
       expect(await store.round(request(T0))).toEqual(await memory.round(request(T0)));
       await rawCommand(cluster.nodes[1]!.port, ["SCRIPT", "FLUSH"]);
@@ -388,13 +384,13 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
 
     it("holds 50 rps per subject with 4 replicas, subjects spread over the slots of every node", async () => {
       // a third of the slots per master: pick subjects until every master serves one
-      const third = (s: string) => Math.floor(keySlot(rateKey("cl", s, "0")) / (16384 / 3));
+      const third = (s: string) => Math.floor(keySlot(rateStoreKey("cl", s, "0")) / (16384 / 3));
       const subjects = ["bravo{x}", "charlie\nline"];
       for (let i = 0; i < 100 && new Set(subjects.map(third)).size < 3; i++) {
         const s = `subject-${i}`;
         if (!subjects.map(third).includes(third(s))) subjects.push(s);
       }
-      const slots = subjects.map((s) => keySlot(rateKey("cl", s, "0")));
+      const slots = subjects.map((s) => keySlot(rateStoreKey("cl", s, "0")));
       const owners = new Set(subjects.map(third));
       expect(owners.size).toBe(3);
       const connections = await Promise.all([0, 1, 2, 3].map(() => adapter.cluster(cluster.seeds)));
@@ -443,7 +439,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         for (const seconds of perSubject) {
           for (const admitted of seconds) expect(admitted).toBeLessThanOrEqual(52);
           // the first full second after the cold start may fall a few short (45-46 seen on ioredis);
-          // from the next one on, the spec's bound holds
+          // from the next one on, the bound of docs/protocol.md#s6 holds
           for (const admitted of seconds.slice(2, -1)) expect(admitted).toBeGreaterThanOrEqual(48);
         }
       } finally {

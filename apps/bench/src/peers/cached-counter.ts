@@ -25,7 +25,7 @@ interface Entry {
 }
 
 /**
- * The common "cached counter" design the seed compares against (spec section 6): a per-key cache of
+ * The common "cached counter" design the seed compares against (@resil/limit docs/protocol.md#s6): a per-key cache of
  * {remaining, used, at}; while the entry is younger than 200 ms a decision is local (used++, admit if
  * within ALLOWANCE of the remaining budget); otherwise a background refresh pushes the local count to
  * Redis and reads the window totals, and the decision falls back to per-replica limiters meanwhile.

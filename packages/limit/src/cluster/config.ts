@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { FIXED_WINDOW, SLIDING_WINDOW, TOKEN_BUCKET } from "../store/algorithm-code.js";
 import type { AlgorithmCode, WindowSpec } from "../store/types.js";
 import { InvalidOptionError, InvalidPolicyError } from "./errors.js";
 
@@ -6,7 +7,7 @@ import { InvalidOptionError, InvalidPolicyError } from "./errors.js";
 export type RateAlgorithm = "fixed_window" | "sliding_window" | "token_bucket";
 
 /**
- * A key's rate limit (spec 1.3), camelCase. Every field is optional and `null` means absent, so a
+ * A key's rate limit (see docs/protocol.md#s1-3), camelCase. Every field is optional and `null` means absent, so a
  * parsed `@resil/policy` record (defaults filled, nullable limits) is assignable as it is.
  */
 export interface RateLimitConfig {
@@ -53,9 +54,9 @@ export const RATE_DEFAULTS: Readonly<KeyTuning> = Object.freeze({
 });
 
 const ALGORITHM_CODES: Record<RateAlgorithm, AlgorithmCode> = {
-  fixed_window: 0,
-  sliding_window: 1,
-  token_bucket: 2,
+  fixed_window: FIXED_WINDOW,
+  sliding_window: SLIDING_WINDOW,
+  token_bucket: TOKEN_BUCKET,
 };
 
 const WINDOW_FIELDS = [
@@ -70,7 +71,7 @@ function clamp(value: number | null | undefined, lo: number, hi: number, fallbac
   return Math.min(hi, Math.max(lo, value));
 }
 
-/** Tuning of a key from its rate config (even a disabled one) or the defaults, sanitized (spec 1.3). */
+/** Tuning of a key from its rate config (even a disabled one) or the defaults, sanitized (see docs/protocol.md#s1-3). */
 export function keyTuning(cfg: RateLimitConfig | null | undefined): KeyTuning {
   const a = cfg?.localAllowance;
   return {
@@ -91,7 +92,7 @@ function count(field: string, value: number | null | undefined): number {
 }
 
 /**
- * Sanitizes a rate config (spec 1.3): `undefined` when it limits nothing (absent, disabled, or no
+ * Sanitizes a rate config (see docs/protocol.md#s1-3): `undefined` when it limits nothing (absent, disabled, or no
  * window). Throws InvalidPolicyError for a negative, NaN or infinite limit or an unknown algorithm.
  */
 export function ratePolicy(cfg: RateLimitConfig | null | undefined): RatePolicy | undefined {
@@ -107,7 +108,7 @@ export function ratePolicy(cfg: RateLimitConfig | null | undefined): RatePolicy 
   for (const [field, windowMs] of WINDOW_FIELDS) {
     const limit = count(field, cfg[field]);
     if (limit === 0) continue;
-    windows.push({ limit, windowMs, burst: alg === 2 && burstSize > 0 ? burstSize : limit });
+    windows.push({ limit, windowMs, burst: alg === TOKEN_BUCKET && burstSize > 0 ? burstSize : limit });
   }
   if (cfg.enabled === false || windows.length === 0) return undefined;
   return { algorithm, alg, windows, ...keyTuning(cfg) };
@@ -143,7 +144,7 @@ export function concurrencyCap(maxConcurrent: number | null | undefined): number
 /** What a Limiter does when its store has been failing longer than `cacheTtlMs`. */
 export type StoreUnavailableMode = "localShare" | "allow";
 
-/** Options of a Limiter (spec 1.2). Every field has a default. */
+/** Options of a Limiter (see docs/protocol.md#s1-2). Every field has a default. */
 export interface LimiterOptions {
   /** Namespace of the store keys and metric labels: one per replica set. Default "resil". */
   service?: string;

@@ -1,4 +1,4 @@
-/** Rate-limit headers of a decision (spec 1.5). */
+/** Rate-limit headers of a decision (see docs/protocol.md#s1-5). */
 export interface RateHeaders {
   /** Limit of the head window (the lowest limit per ms). */
   limit: number;
@@ -32,7 +32,7 @@ export type AcquireResult =
   | { kind: "acquired"; slot: Slot }
   | { kind: "denied"; max: number; retryAfter: number };
 
-/** How each decision was reached (spec 1.6). */
+/** How each decision was reached (see docs/protocol.md#s1-6). */
 export type Outcome =
   | "allowLocal"
   | "allowSync"

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import type { AlgorithmCode, WindowSpec } from "../store/types.js";
 
 /**
- * Store key layout (spec 3.4). Every key of one subject shares the hash tag `{<service>:<subject>}`,
+ * Store key layout (see docs/protocol.md#s3-4). Every key of one subject shares the hash tag `{<service>:<subject>}`,
  * so each store script touches one Redis Cluster slot. Names that could break the tag (braces,
  * control or non-ASCII characters, a colon in the service, very long) travel as a fixed-length digest.
  */
@@ -56,16 +56,16 @@ export function configHash(alg: AlgorithmCode, windows: readonly WindowSpec[]): 
 }
 
 /** Rate hash of one subject and limit: `rl2:{<service>:<subject>}:<hash16>`. */
-export function rateKey(service: string, subject: string, hash: string): string {
+export function rateStoreKey(service: string, subject: string, hash: string): string {
   return `rl2:{${serviceTag(service)}:${subjectTag(subject)}}:${hash}`;
 }
 
 /** Concurrency hash of one subject and cap: `cc2:{<service>:<subject>}:<max>`. */
-export function concurrencyKey(service: string, subject: string, max: number): string {
+export function concurrencyStoreKey(service: string, subject: string, max: number): string {
   return `cc2:{${serviceTag(service)}:${subjectTag(subject)}}:${max}`;
 }
 
 /** Replica registry of a service: `rl2:{<service>}:pods`. */
-export function registryKey(service: string): string {
+export function registryStoreKey(service: string): string {
   return `rl2:{${serviceTag(service)}}:pods`;
 }

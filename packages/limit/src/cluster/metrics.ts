@@ -5,7 +5,7 @@ export interface MetricSample {
   value: number;
 }
 
-/** A Limiter's metrics at one moment (names of spec 1.6). */
+/** A Limiter's metrics at one moment (names of docs/protocol.md#s1-6). */
 export interface LimiterMetrics {
   /** Unix ms the snapshot was taken. */
   at: number;

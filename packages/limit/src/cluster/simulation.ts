@@ -42,7 +42,7 @@ export interface DriveOptions {
   stepMs?: number;
   /** Units per request. Default 1. */
   cost?: number;
-  /** Sync every replica after every step (the spec's driver). Default true. */
+  /** Sync every replica after every step (the driver of docs/protocol.md#s6). Default true. */
   sync?: boolean;
 }
 
@@ -68,7 +68,7 @@ export interface DriveResult {
   admitTimes: number[];
 }
 
-/** The sim's defaults over a given config: allowance 0.8, cacheTtl 500 (spec 6). */
+/** The sim's defaults over a given config: allowance 0.8, cacheTtl 500 (see docs/protocol.md#s6). */
 export function simConfig(cfg: RateLimitConfig): RateLimitConfig {
   return { localAllowance: 0.8, cacheTtlMs: 500, ...cfg };
 }
@@ -80,7 +80,7 @@ export function middleWindows(windows: readonly WindowCount[]): WindowCount[] {
 
 /**
  * N replicas on one ManualClock and one MemoryStore, with the background loops NOT started: rounds
- * run only through `sync()` (and the syncs requests kick), so every run is deterministic (spec 6).
+ * run only through `sync()` (and the syncs requests kick), so every run is deterministic (see docs/protocol.md#s6).
  */
 export class Simulation {
   readonly clock: ManualClock;

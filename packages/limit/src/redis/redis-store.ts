@@ -47,7 +47,7 @@ function evalsha<K extends string, A extends string>(
 }
 
 /**
- * The Store contract on Redis (specs/limiter-protocol.md 3.4): one pipeline per round (releases, rate
+ * The Store contract on Redis (see docs/protocol.md#s3-4): one pipeline per round (releases, rate
  * scripts, concurrency scripts, heartbeat), scripts run by SHA after one SCRIPT LOAD pipeline on first
  * use, reloaded and retried once when Redis has lost them (NOSCRIPT). Store time is Redis TIME unless
  * the round gives `now`. Works on Redis Cluster: every command touches one key, and all keys of one

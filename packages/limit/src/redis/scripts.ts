@@ -1,5 +1,5 @@
 /**
- * The three store operations as Lua scripts (specs/limiter-protocol.md 3.4-3.8), restating
+ * The three store operations as Lua scripts (see docs/protocol.md#s3-4 to #s3-8), restating
  * store/algorithm.ts, store/grant.ts and MemoryStore operation for operation, in the same order of
  * floating-point operations, so replies match MemoryStore exactly. Each script touches one key.
  * Numbers leave Lua as strings with 17 significant digits (Lua's tostring keeps only 14).
@@ -54,8 +54,8 @@ local function readLease(v)
 end
 `;
 
-export type RateKey = "hash";
-export type RateArg =
+export type RateScriptKey = "hash";
+export type RateScriptArg =
   | "alg"
   | "nw"
   | "pod"
@@ -77,7 +77,7 @@ export type RateArg =
  * After the named ARGV slots come limit, windowMs, burst of each window.
  * Reply: [now, kept, avail, granted, direct, others, then idx, cur, prev, tat per window].
  */
-export const RATE_SCRIPT: LuaScript<RateKey, RateArg> = {
+export const RATE_SCRIPT: LuaScript<RateScriptKey, RateScriptArg> = {
   name: "rate",
   keys: ["hash"],
   argv: [
@@ -287,8 +287,8 @@ return reply
 `,
 };
 
-export type ConcurrencyKey = "hash";
-export type ConcurrencyArg =
+export type ConcurrencyScriptKey = "hash";
+export type ConcurrencyScriptArg =
   | "pod"
   | "active"
   | "unused"
@@ -304,7 +304,7 @@ export type ConcurrencyArg =
  * Concurrency: an absolute report of active slots, then keep, grant, admit; direct slots are reserved
  * in the lease, not recorded. Reply: [now, kept, granted, direct, others].
  */
-export const CONCURRENCY_SCRIPT: LuaScript<ConcurrencyKey, ConcurrencyArg> = {
+export const CONCURRENCY_SCRIPT: LuaScript<ConcurrencyScriptKey, ConcurrencyScriptArg> = {
   name: "concurrency",
   keys: ["hash"],
   argv: ["pod", "active", "unused", "want", "need", "max", "allowance", "replicas", "ttl", "now"],
@@ -354,11 +354,11 @@ return {fmt(now), kept, granted, direct, others}
 `,
 };
 
-export type HeartbeatKey = "registry";
-export type HeartbeatArg = "pod" | "window" | "leave" | "now";
+export type HeartbeatScriptKey = "registry";
+export type HeartbeatScriptArg = "pod" | "window" | "leave" | "now";
 
 /** Heartbeat: register (or leave), forget silent replicas, count the live ones. Reply: [now, n]. */
-export const HEARTBEAT_SCRIPT: LuaScript<HeartbeatKey, HeartbeatArg> = {
+export const HEARTBEAT_SCRIPT: LuaScript<HeartbeatScriptKey, HeartbeatScriptArg> = {
   name: "heartbeat",
   keys: ["registry"],
   argv: ["pod", "window", "leave", "now"],

@@ -1,7 +1,8 @@
+import { FIXED_WINDOW, SLIDING_WINDOW, TOKEN_BUCKET } from "./algorithm-code.js";
 import type { AlgorithmCode, WindowSpec, WindowState } from "./types.js";
 
 /**
- * Window maths of the three algorithms (specs/limiter-protocol.md 3.6), shared by MemoryStore, the
+ * Window maths of the three algorithms (see docs/protocol.md#s3-6), shared by MemoryStore, the
  * Limiter's view of the store and (restated in Lua) RedisStore. Times are store ms, fractional allowed.
  * `roll`, `apply` and `applyPast` mutate the state; every other function is pure and reads the state
  * as if it had been rolled to `t` (a view from an earlier reply stays meaningful later).
@@ -27,7 +28,7 @@ export function windowIndex(t: number, windowMs: number): number {
 
 /** Units the window admits: the burst for a token bucket, else the limit. */
 export function capacity(alg: AlgorithmCode, spec: WindowSpec): number {
-  return alg === 2 ? spec.burst : spec.limit;
+  return alg === TOKEN_BUCKET ? spec.burst : spec.limit;
 }
 
 // Emission interval of a token bucket: one unit every `windowMs / limit` ms.
@@ -37,7 +38,7 @@ function period(spec: WindowSpec): number {
 
 /** Moves a counter window forward to `t` (never backwards); a token bucket has nothing to roll. */
 export function roll(alg: AlgorithmCode, spec: WindowSpec, state: WindowState, t: number): void {
-  if (alg === 2) return;
+  if (alg === TOKEN_BUCKET) return;
   const i = windowIndex(t, spec.windowMs);
   if (i <= state.idx) return;
   if (i === state.idx + 1) {
@@ -58,9 +59,9 @@ function rolled(alg: AlgorithmCode, spec: WindowSpec, state: WindowState, t: num
 
 /** Units in use at `t`: fixed `cur`; sliding weighted `prev` + `cur`; token bucket the tat backlog. */
 export function usage(alg: AlgorithmCode, spec: WindowSpec, state: WindowState, t: number): number {
-  if (alg === 2) return (Math.max(state.tat, t) - t) / period(spec);
+  if (alg === TOKEN_BUCKET) return (Math.max(state.tat, t) - t) / period(spec);
   const s = rolled(alg, spec, state, t);
-  if (alg === 0) return s.cur;
+  if (alg === FIXED_WINDOW) return s.cur;
   const w = spec.windowMs;
   const pos = Math.min(Math.max(t - s.idx * w, 0), w);
   return s.prev * (1 - pos / w) + s.cur;
@@ -73,7 +74,7 @@ export function free(alg: AlgorithmCode, spec: WindowSpec, state: WindowState, t
 
 /** Records `n` units at `t`: counters roll then add (saturating); a token bucket pushes its tat. */
 export function apply(alg: AlgorithmCode, spec: WindowSpec, state: WindowState, t: number, n: number): void {
-  if (alg === 2) {
+  if (alg === TOKEN_BUCKET) {
     const p = period(spec);
     state.tat = Math.min(Math.max(state.tat, t) + n * p, t + spec.burst * p + spec.windowMs);
     return;
@@ -94,13 +95,13 @@ export function applyPast(
   n: number,
 ): void {
   if (n === 0) return;
-  if (alg === 2) {
+  if (alg === TOKEN_BUCKET) {
     apply(alg, spec, state, tHit, n);
     return;
   }
   const i = windowIndex(tHit, spec.windowMs);
   if (i >= state.idx) apply(alg, spec, state, tHit, n);
-  else if (i === state.idx - 1 && alg === 1) state.prev = saturatingAdd(state.prev, n);
+  else if (i === state.idx - 1 && alg === SLIDING_WINDOW) state.prev = saturatingAdd(state.prev, n);
 }
 
 // Whole ms, at least 1; the epsilon keeps float noise from adding a full millisecond.
@@ -121,7 +122,7 @@ export function retryAfterMs(
 ): number {
   const cap = capacity(alg, spec);
   const w = spec.windowMs;
-  if (alg === 2) {
+  if (alg === TOKEN_BUCKET) {
     const p = period(spec);
     const tat = Math.max(state.tat, t);
     const slack = (cap - 1 - reserved) * p;
@@ -130,7 +131,7 @@ export function retryAfterMs(
     return d <= 0 ? 0 : ceilMs(d);
   }
   const s = rolled(alg, spec, state, t);
-  if (alg === 0) {
+  if (alg === FIXED_WINDOW) {
     return s.cur + reserved + 1 <= cap ? 0 : Math.max(1, (s.idx + 1) * w - t);
   }
   const start = s.idx * w;
@@ -150,7 +151,7 @@ export function retryAfterMs(
 
 /** Ms from `t` until the window resets (counters: the current window ends; token bucket: tat). */
 export function resetMs(alg: AlgorithmCode, spec: WindowSpec, state: WindowState, t: number): number {
-  if (alg === 2) return Math.max(0, state.tat - t);
+  if (alg === TOKEN_BUCKET) return Math.max(0, state.tat - t);
   const i = Math.max(state.idx, windowIndex(t, spec.windowMs));
   return Math.max(0, (i + 1) * spec.windowMs - t);
 }

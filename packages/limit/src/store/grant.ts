@@ -5,7 +5,7 @@ export interface Grant {
 }
 
 /**
- * The grant step of the rate and concurrency scripts (specs/limiter-protocol.md 3.5, step 5): a fair
+ * The grant step of the rate and concurrency scripts (see docs/protocol.md#s3-5, step 5): a fair
  * share of `free` split across replicas, then waiting requests admitted one by one from what is left.
  * Extension: with requests waiting (`need` > 0), the share is at least `batch` (when that much is free).
  */

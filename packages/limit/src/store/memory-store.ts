@@ -53,11 +53,10 @@ const SWEEP_EVERY = 4096;
 const NORMALIZE = { finiteLease: false } as const;
 
 /**
- * The in-process reference store (specs/limiter-protocol.md 3.5, 3.7, 3.8, 5): the same three
- * operations as RedisStore's scripts, with identical replies. Used by the simulation, by the Limiter's
- * local-only and fail-static decisions (the synchronous `rate`/`concurrency`/`heartbeat` methods, always
- * with an explicit time), and as the oracle of the parity tests. Keys expire like Redis keys would if
- * store time were the server's clock.
+ * The in-process reference store (see docs/protocol.md#s3-5, #s3-7, #s3-8 and #s5): the same three
+ * operations as RedisStore's scripts, with identical replies. Used by the simulation and as the oracle
+ * of the parity tests (the synchronous `rate`/`concurrency`/`heartbeat` methods take an explicit time).
+ * Keys expire like Redis keys would if store time were the server's clock.
  */
 export class MemoryStore implements Store {
   private readonly rateKeys = new Map<string, RateEntry>();

@@ -1,4 +1,5 @@
 import { COUNT_MAX } from "./algorithm.js";
+import { FIXED_WINDOW, SLIDING_WINDOW, TOKEN_BUCKET } from "./algorithm-code.js";
 import { StoreRequestError } from "./errors.js";
 import type { ConcurrencyRequest, HeartbeatRequest, RateRequest, WindowSpec } from "./types.js";
 
@@ -44,14 +45,14 @@ function normalizeWindows(alg: number, windows: readonly WindowSpec[]): WindowSp
   return windows.map((w, i) => {
     const limit = requirePositive(`windows[${i}].limit`, w.limit, true);
     const windowMs = requirePositive(`windows[${i}].windowMs`, w.windowMs, true);
-    const burst = alg === 2 ? requirePositive(`windows[${i}].burst`, w.burst, true) : w.burst;
+    const burst = alg === TOKEN_BUCKET ? requirePositive(`windows[${i}].burst`, w.burst, true) : w.burst;
     return { limit, windowMs, burst: Number.isFinite(burst) ? burst : limit };
   });
 }
 
 /** A rate request with every count whole and every field checked. */
 export function normalizeRate(req: RateRequest, opts: NormalizeOptions): RateRequest {
-  if (req.alg !== 0 && req.alg !== 1 && req.alg !== 2) {
+  if (req.alg !== FIXED_WINDOW && req.alg !== SLIDING_WINDOW && req.alg !== TOKEN_BUCKET) {
     throw new StoreRequestError("alg", `must be 0 (fixed), 1 (sliding) or 2 (token bucket), got ${req.alg}`);
   }
   const hitsOld = toCount(req.hitsOld);

@@ -1,5 +1,5 @@
 /**
- * Turns (extension to specs/limiter-protocol.md 3.5): a replica that asked for units and got none
+ * Turns (extension to docs/protocol.md#s3-5): a replica that asked for units and got none
  * takes a ticket; every replica must leave one unit per older ticket, so freed units reach the
  * replicas that have waited longest instead of whoever syncs most often (no starvation of a replica
  * with little traffic on a sliding window or a token bucket).

@@ -1,6 +1,6 @@
 /**
  * The Store contract: what one sync round sends and what it gets back. `MemoryStore` and `RedisStore`
- * implement it with identical semantics (specs/limiter-protocol.md sections 3.4-3.8 and 5).
+ * implement it with identical semantics (see docs/protocol.md#s3-4 to #s3-8 and #s5).
  * All times are store milliseconds (Unix ms of the store's clock, fractional allowed).
  */
 
@@ -43,7 +43,7 @@ export interface RateRequest {
   /**
    * Extension: with requests waiting, credit this replica may take beyond the fair share (its share of
    * what frees in one pacing interval), so an overloaded replica asks about once per pacing interval,
-   * not once per freed unit; older tickets then hold this much each. 0 (or absent): the spec's grant step.
+   * not once per freed unit; older tickets then hold this much each. 0 (or absent): the plain grant step of docs/protocol.md#s3-5.
    */
   batch?: number;
   /** min(localAllowance, 1). */

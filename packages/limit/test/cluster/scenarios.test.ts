@@ -1,4 +1,4 @@
-// The 17 simulation scenarios of specs/limiter-protocol.md section 6, with the spec's bounds.
+// The 17 simulation scenarios of docs/protocol.md#s6 with their bounds: test k is docs/protocol.md#s6-k.
 import { describe, expect, it } from "vitest";
 import type { RateAlgorithm } from "../../src/cluster/config.js";
 import type { Decision } from "../../src/cluster/decision.js";

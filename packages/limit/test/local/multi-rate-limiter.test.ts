@@ -24,7 +24,7 @@ function rejected(r: ReturnType<MultiRateLimiter["tryAcquire"]>) {
   return r;
 }
 
-describe("MultiRateLimiter: section 9 multi cases", () => {
+describe("MultiRateLimiter: reference multi-tier cases", () => {
   it("2: a=rl(5), b=win(5): ok", () => {
     const { rl, win, multi } = setup();
     expect(multi().withTier("a", rl(5), 1).withTier("b", win(5), 1).tryAcquire().ok).toBe(true);

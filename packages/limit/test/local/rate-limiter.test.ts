@@ -12,7 +12,7 @@ const drain = (rl: RateLimiter) => {
   while (rl.tryAcquire() !== null);
 };
 
-describe("RateLimiter: section 9 bucket cases", () => {
+describe("RateLimiter: reference bucket cases", () => {
   it("1-2: fast admits 5 tries, the 6th is null", () => {
     const { rl } = fast();
     for (let i = 0; i < 5; i++) expect(rl.tryAcquire()).not.toBeNull();

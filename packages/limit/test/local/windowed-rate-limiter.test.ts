@@ -8,7 +8,7 @@ function win(limit: number, windowMs: number, clock = new ManualClock(0)) {
   return { w: new WindowedRateLimiter(new WindowPolicy(limit, windowMs), { clock }), clock };
 }
 
-describe("WindowedRateLimiter: section 9 window cases", () => {
+describe("WindowedRateLimiter: reference window cases", () => {
   it("1: (3, 60 s): 3 ok, the 4th null, used 3, remaining 0", () => {
     const { w } = win(3, 60_000);
     for (let i = 0; i < 3; i++) expect(w.tryAcquire()).not.toBeNull();

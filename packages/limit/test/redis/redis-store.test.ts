@@ -1,8 +1,5 @@
 import { describe, expect, it } from "vitest";
 import {
-  CONCURRENCY_SCRIPT,
-  HEARTBEAT_SCRIPT,
-  RATE_SCRIPT,
   type RateRequest,
   type RedisCommand,
   RedisCommandError,
@@ -12,8 +9,8 @@ import {
   StoreReplyError,
   StoreRequestError,
   StoreUnavailableError,
-  scriptSha,
 } from "../../src/index.js";
+import { CONCURRENCY_SCRIPT, HEARTBEAT_SCRIPT, RATE_SCRIPT, scriptSha } from "../../src/store-kit.js";
 
 const RATE_SHA = scriptSha(RATE_SCRIPT.source);
 const CONC_SHA = scriptSha(CONCURRENCY_SCRIPT.source);

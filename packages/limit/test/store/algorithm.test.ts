@@ -1,7 +1,7 @@
 import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { AlgorithmCode, WindowSpec } from "../../src/index.js";
 import {
-  type AlgorithmCode,
   apply,
   applyPast,
   COUNT_MAX,
@@ -12,9 +12,8 @@ import {
   retryAfterMs,
   roll,
   usage,
-  type WindowSpec,
   windowIndex,
-} from "../../src/index.js";
+} from "../../src/store-kit.js";
 
 const FIXED: AlgorithmCode = 0;
 const SLIDING: AlgorithmCode = 1;

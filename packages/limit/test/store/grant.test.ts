@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { grantStep } from "../../src/index.js";
+import { grantStep } from "../../src/store-kit.js";
 
-describe("grantStep (spec 3.5 step 5)", () => {
+describe("grantStep (docs/protocol.md#s3-5 step 5)", () => {
   const cases: Array<[number, number, number, number, number, number, number]> = [
     // free, want, need, allowance, replicas -> granted, direct
     [100, 1000, 0, 0.8, 4, 20, 0],
@@ -28,7 +28,7 @@ describe("grantStep with a batch (extension)", () => {
     [10, 100, 1, 0.1, 4, 6, 6, 0], // a waiting replica takes its batch as credit
     [3, 100, 2, 0.1, 4, 6, 3, 0], // no more than is free
     [10, 2, 3, 0.1, 4, 6, 2, 1], // no more than it wants; the rest of its waiters direct
-    [10, 100, 0, 0.1, 4, 6, 0, 0], // nobody waiting: the spec's fair share
+    [10, 100, 0, 0.1, 4, 6, 0, 0], // nobody waiting: the plain fair share
     [100, 100, 1, 1, 2, 3, 50, 0], // a batch below the fair share changes nothing
     [0.9, 100, 1, 0.1, 4, 6, 0, 0], // nothing free
   ];

@@ -45,7 +45,7 @@ function conc(over: Partial<ConcurrencyRequest> = {}): ConcurrencyRequest {
   };
 }
 
-describe("MemoryStore rate (spec 5 cases)", () => {
+describe("MemoryStore rate (docs/protocol.md#s5 cases)", () => {
   it("grants a fair share, and the next replica sees it as others'", () => {
     const store = new MemoryStore();
     const a = store.rate(rate({ pod: "a", want: 1000 }), T0);
@@ -231,7 +231,7 @@ describe("MemoryStore turns (extension: the longest-waiting replica goes first)"
   });
 });
 
-describe("MemoryStore concurrency (spec 5 cases)", () => {
+describe("MemoryStore concurrency (docs/protocol.md#s5 cases)", () => {
   it("counts absolute reports, admits a waiter, and frees slots when leases expire", () => {
     const store = new MemoryStore();
     const first = store.concurrency(conc({ pod: "a", active: 2 }), T0);
@@ -257,7 +257,7 @@ describe("MemoryStore concurrency (spec 5 cases)", () => {
   });
 });
 
-describe("MemoryStore heartbeat (spec 5 case)", () => {
+describe("MemoryStore heartbeat (docs/protocol.md#s5 case)", () => {
   it("counts live replicas in the window, never below 1", () => {
     const store = new MemoryStore();
     const hb = (pod: string, t: number, leave = false) =>

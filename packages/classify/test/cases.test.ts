@@ -1,4 +1,4 @@
-// Spec 2.6: every listed case, plus the rule table of 2.3 row by row.
+// Every documented classification case, plus the rule table row by row.
 import { describe, expect, it } from "vitest";
 import {
   CONCURRENCY_RETRY_WAIT_MS,
@@ -16,7 +16,7 @@ import {
 const status = (code: number, headers?: HeadersInput, body?: string): Verdict =>
   classify({ kind: "status", code, headers, body });
 
-describe("spec 2.6", () => {
+describe("documented classification cases", () => {
   it("1. retryable set: 408 409 429 500 502 503 504; not 400 401 403 404 413 422; timeout, connect, ws 1011/1013", () => {
     for (const c of [408, 409, 429, 500, 502, 503, 504]) {
       expect(status(c).retryable, String(c)).toBe(true);
@@ -80,7 +80,7 @@ describe("spec 2.6", () => {
   });
 });
 
-describe("spec 2.3 rules in order", () => {
+describe("the rule table, in order", () => {
   const transient = { retryable: true, failover: true, breaker: { kind: "vendor" }, callerError: false };
   const nothing = {
     retryable: false,

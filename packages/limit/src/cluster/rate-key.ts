@@ -1,6 +1,7 @@
 import { capacity, emptyWindow } from "../store/algorithm.js";
 import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
-import type { KeyTuning, RatePolicy } from "./config.js";
+import { Waitlist } from "./admission.js";
+import type { RatePolicy } from "./config.js";
 
 /** What the last store reply said about a key's windows. */
 export interface StoreView {
@@ -9,28 +10,15 @@ export interface StoreView {
   windows: WindowState[];
   /** Credit other replicas held in live leases. */
   reservedOthers: number;
-  /** False until the first reply. */
-  fresh: boolean;
+  /** False until the first reply arrives. */
+  answered: boolean;
 }
 
-/** Wakes the requests waiting on a key's next sync reply. */
-class Waitlist {
-  private listeners: Array<() => void> = [];
-
-  add(listener: () => void): void {
-    this.listeners.push(listener);
-  }
-
-  notifyAll(): void {
-    if (this.listeners.length === 0) return;
-    const woken = this.listeners;
-    this.listeners = [];
-    for (const listener of woken) listener();
-  }
-}
-
-/** The per-replica state of one rate-limited subject (spec 2.1). */
-export class RateKey {
+/**
+ * The per-replica state of one rate-limited subject (see docs/protocol.md#s2-1): credit to admit
+ * from, admits the store has not counted yet, and where the key stands in its sync cycle.
+ */
+export class RateKeyState {
   readonly alg: AlgorithmCode;
   readonly windows: readonly WindowSpec[];
   readonly capacities: readonly number[];
@@ -49,9 +37,10 @@ export class RateKey {
   validUntil = Number.NEGATIVE_INFINITY;
   /** Store time the smallest window the credit was taken in ends (credit is not trusted past it while the store fails). */
   creditWindowEnd = Number.POSITIVE_INFINITY;
-  /** Early-sync threshold: fewer unused credits than this asks for a refill. */
-  half = 0;
-  wanted = false;
+  /** Fewer unused credits than this asks the loop for an early refill. */
+  refillBelow = 0;
+  /** An early refill was asked for and not answered yet. */
+  refillWanted = false;
   /** Store time at which local-only credit must be re-checked (+inf for synced keys). */
   boundary: number;
   // Header snapshot, taken after each reply.
@@ -61,7 +50,9 @@ export class RateKey {
   hdrResetMs = 0;
 
   // Sync side.
+  /** `admitted` as far as the store has been told (sent, possibly still in flight). */
   pushed = 0;
+  /** Admits in the request in flight. */
   inflight = 0;
   syncing = false;
   /** Units wanted by requests waiting on a sync. */
@@ -74,10 +65,11 @@ export class RateKey {
   lastSync = Number.NEGATIVE_INFINITY;
   /** Admits per ms. */
   ewma = 0;
+  /** Local time before which asking for more credit gets nothing (the store said when a unit frees). */
   exhaustedUntil = Number.NEGATIVE_INFINITY;
-  /** `admitted` at the last boundary snapshot (-1: none) and the store time it is charged at. */
-  oldA = -1;
-  oldT = 0;
+  /** `admitted` at the last window-boundary snapshot (-1: none) and the store time it is charged at. */
+  boundaryAdmitted = -1;
+  boundaryTime = 0;
   view: StoreView;
   readonly waitlist = new Waitlist();
   private degradedCache: { replicas: number; windows: WindowSpec[] } | undefined;
@@ -105,7 +97,7 @@ export class RateKey {
       at: Number.NEGATIVE_INFINITY,
       windows: policy.windows.map(emptyWindow),
       reservedOthers: 0,
-      fresh: false,
+      answered: false,
     };
   }
 
@@ -117,6 +109,31 @@ export class RateKey {
   /** Credit held and not spent. */
   unused(): number {
     return Math.max(0, this.credit - this.admitted);
+  }
+
+  /** Admits made since the last push. */
+  hasUnpushed(): boolean {
+    return this.admitted > this.pushed;
+  }
+
+  /** Admits made before a window boundary wait to be charged to the closing window. */
+  hasBoundarySnapshot(): boolean {
+    return this.boundaryAdmitted >= 0;
+  }
+
+  /** Nothing the store has not seen: no unpushed admits, no boundary snapshot. */
+  nothingToPush(): boolean {
+    return !this.hasUnpushed() && !this.hasBoundarySnapshot();
+  }
+
+  /** The store said no unit frees before `exhaustedUntil`. */
+  isExhausted(now: number): boolean {
+    return now < this.exhaustedUntil;
+  }
+
+  /** Quiet: nothing to push and nothing denied since the last sync. */
+  isQuiet(): boolean {
+    return this.nothingToPush() && this.denied === 0;
   }
 
   /** The windows scaled to one replica's share for fail-static decisions (cached per replica count). */
@@ -133,39 +150,5 @@ export class RateKey {
       };
     }
     return this.degradedCache.windows;
-  }
-}
-
-/** The per-replica state of one concurrency-capped subject (spec 3.7). */
-export class ConcurrencyKey {
-  /** Slots this replica holds now. */
-  active = 0;
-  /** The ceiling `active` may reach while the credit is valid. */
-  allowed = 0;
-  validUntil = Number.NEGATIVE_INFINITY;
-  /** Slots ever acquired (monotonic), and its value at the last sync's send. */
-  acquired = 0;
-  acquiredAtSync = 0;
-  syncing = false;
-  waiters = 0;
-  sendSeq = 0;
-  doneSeq = 0;
-  lastSync = Number.NEGATIVE_INFINITY;
-  ewma = 0;
-  /** Slots other replicas held at the last reply. */
-  others = 0;
-  readonly waitlist = new Waitlist();
-
-  constructor(
-    readonly subject: string,
-    readonly storeKey: string,
-    readonly max: number,
-    readonly tuning: KeyTuning,
-    readonly localOnly: boolean,
-  ) {
-    if (localOnly) {
-      this.allowed = max;
-      this.validUntil = Number.POSITIVE_INFINITY;
-    }
   }
 }

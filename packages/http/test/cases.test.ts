@@ -1,4 +1,4 @@
-// Spec section 6: names, the expose list, the exact bodies, writeHeaders, rateLimited, concurrencyLimited.
+// Names, the expose list, the exact bodies, writeHeaders, rateLimited, concurrencyLimited.
 import { describe, expect, it } from "vitest";
 import {
   CONCURRENCY_LIMITED_BODY,
@@ -10,7 +10,7 @@ import {
   writeHeaders,
 } from "../src/index.js";
 
-describe("spec 6", () => {
+describe("documented header and body cases", () => {
   it("both bodies parse and error.type is rate_limit_error; exact bytes", () => {
     for (const b of [RATE_LIMITED_BODY, CONCURRENCY_LIMITED_BODY]) {
       expect(JSON.parse(b).error.type).toBe("rate_limit_error");

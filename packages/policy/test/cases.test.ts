@@ -1,4 +1,4 @@
-// Spec 1.6: every listed case.
+// Every documented parsing case.
 import { describe, expect, it } from "vitest";
 import {
   hasLimits,
@@ -33,7 +33,7 @@ const EXAMPLE = {
   fallback_models: ["model-b", "model-c"],
 };
 
-describe("spec 1.6", () => {
+describe("documented parsing cases", () => {
   it("1. defaults: sliding_window, enabled, cache_ttl 200, redis_timeout 10, local_allowance 0.1, sync 100", () => {
     const fromWire = RateLimitsSchema.parse({});
     const inCode = rateLimitConfig();
@@ -159,7 +159,7 @@ describe("spec 1.6", () => {
   });
 });
 
-describe("the example record of spec 1.5", () => {
+describe("the documented example record", () => {
   it("parses whole, camelCase, without warnings", () => {
     expect(parsePolicy(EXAMPLE)).toEqual({
       policy: {

@@ -1,0 +1,55 @@
+import { Waitlist } from "./admission.js";
+import type { KeyTuning } from "./config.js";
+import type { Slot } from "./decision.js";
+
+/** The per-replica state of one concurrency-capped subject (see docs/protocol.md#s3-7). */
+export class ConcurrencyKeyState {
+  /** Slots this replica holds now. */
+  active = 0;
+  /** The ceiling `active` may reach while the credit is valid. */
+  allowed = 0;
+  validUntil = Number.NEGATIVE_INFINITY;
+  /** Slots ever acquired (monotonic), and its value at the last sync's send. */
+  acquired = 0;
+  acquiredAtSync = 0;
+  syncing = false;
+  waiters = 0;
+  sendSeq = 0;
+  doneSeq = 0;
+  lastSync = Number.NEGATIVE_INFINITY;
+  /** Acquisitions per ms. */
+  ewma = 0;
+  /** Slots other replicas held at the last reply. */
+  others = 0;
+  readonly waitlist = new Waitlist();
+
+  constructor(
+    readonly subject: string,
+    readonly storeKey: string,
+    readonly max: number,
+    readonly tuning: KeyTuning,
+    readonly localOnly: boolean,
+  ) {
+    if (localOnly) {
+      this.allowed = max;
+      this.validUntil = Number.POSITIVE_INFINITY;
+    }
+  }
+}
+
+/** A held slot: releases once, locally; the next sync reports the new absolute count. */
+export class HeldSlot implements Slot {
+  private held = true;
+
+  constructor(private readonly key: ConcurrencyKeyState) {}
+
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    this.key.active = Math.max(0, this.key.active - 1);
+  }
+
+  [Symbol.dispose](): void {
+    this.release();
+  }
+}

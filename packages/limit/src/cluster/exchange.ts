@@ -1,0 +1,195 @@
+import type { Clock } from "../clock/clock.js";
+import { StoreReplyError } from "../store/errors.js";
+import type { Release, RoundReply, RoundRequest, Store } from "../store/types.js";
+import { ConcurrencyKeyState } from "./concurrency-key.js";
+import { applyConcurrencyReply, buildConcurrencySend, revertConcurrencySend } from "./concurrency-sync.js";
+import { StoreTimeoutError } from "./errors.js";
+import { SyncHistogram } from "./metrics.js";
+import type { RateKeyState } from "./rate-key.js";
+import { applyRateReply, buildRateSend, revertRateSend } from "./rate-sync.js";
+import { collectDue } from "./schedule.js";
+import { claim, type SyncEnv } from "./sync-maths.js";
+
+const SETTLED: Promise<void> = Promise.resolve();
+
+/** The subjects a round picks keys from. */
+export interface SubjectMaps {
+  readonly rates: Map<string, RateKeyState>;
+  readonly caps: Map<string, ConcurrencyKeyState>;
+}
+
+/** Sync rounds with the store: which keys go, one bounded round trip, replies applied or reverted. */
+export class Exchange {
+  /** After shutdown's final rounds no round starts and replies no longer renew credit. */
+  closed = false;
+  roundCount = 0;
+  readonly syncSeconds = new SyncHistogram();
+  private lastHeartbeat = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly env: SyncEnv,
+    private readonly clock: Clock,
+    private readonly store: Store | undefined,
+    private readonly registry: string,
+    private readonly subjects: SubjectMaps,
+  ) {}
+
+  /** Collects due keys and runs one round trip (docs/protocol.md#s3-1); a round with nothing to say sends nothing. */
+  // Not async: a round with nothing to send (most ticks) returns a settled promise without allocating one.
+  round(force: boolean, heartbeat: boolean): Promise<void> {
+    if (this.store === undefined || this.closed) return SETTLED;
+    const { options } = this.env;
+    const now = this.clock.monoMs();
+    const heartbeatDue = heartbeat || now - this.lastHeartbeat >= options.heartbeatMs;
+    const limit = options.maxKeysPerRound;
+    const into = { rates: [] as RateKeyState[], caps: [] as ConcurrencyKeyState[] };
+    collectDue(this.env, this.subjects, into, now, 1, force, limit);
+    if (into.rates.length + into.caps.length > 0 || heartbeatDue) {
+      collectDue(this.env, this.subjects, into, now, 0.5, force, limit);
+    }
+    if (into.rates.length + into.caps.length === 0 && !heartbeatDue) return SETTLED;
+    // a heartbeat rides along once half its period has passed
+    const withHeartbeat = heartbeatDue || now - this.lastHeartbeat >= options.heartbeatMs / 2;
+    return this.send(into.rates, into.caps, withHeartbeat ? "join" : undefined, [], now);
+  }
+
+  /**
+   * Shutdown's last words: pushes every pending admit and report (one forced round, replies no longer
+   * renew credit), then releases this replica's leases and leaves the registry.
+   */
+  async farewell(): Promise<void> {
+    if (this.store === undefined) return;
+    const { rates, caps } = this.subjects;
+    const pod = this.env.options.podId;
+    const now = this.clock.monoMs();
+    const due = [...rates.values()].filter((k) => !k.localOnly && claim(k));
+    const dueCaps = [...caps.values()].filter((c) => !c.localOnly && claim(c));
+    await this.send(due, dueCaps, undefined, [], now);
+    const releases: Release[] = [];
+    for (const k of rates.values()) if (!k.localOnly) releases.push({ key: k.storeKey, pod });
+    for (const c of caps.values())
+      if (!c.localOnly && c.active === 0) releases.push({ key: c.storeKey, pod });
+    await this.send([], [], "leave", releases, this.clock.monoMs());
+  }
+
+  /** A kick: syncs one key now (bypasses the round limit; one sync per key in flight). */
+  async syncAlone(key: RateKeyState | ConcurrencyKeyState): Promise<void> {
+    if (this.store === undefined || this.closed || !claim(key)) return;
+    const now = this.clock.monoMs();
+    if (key instanceof ConcurrencyKeyState) await this.send([], [key], undefined, [], now);
+    else await this.send([key], [], undefined, [], now);
+  }
+
+  /**
+   * One round trip for claimed keys: build, send (bounded by roundTimeoutMs), apply or revert
+   * (docs/protocol.md#s3-1 to #s3-3, #s3-8, #s4). Never rejects.
+   */
+  async send(
+    rateKeys: RateKeyState[],
+    capKeys: ConcurrencyKeyState[],
+    heartbeat: "join" | "leave" | undefined,
+    releases: Release[],
+    now: number,
+  ): Promise<void> {
+    const store = this.store;
+    if (store === undefined) return;
+    const { env } = this;
+    const rates = rateKeys.map((k) => buildRateSend(env, k, now));
+    const caps = capKeys.map((c) => buildConcurrencySend(env, c, now));
+    const request: RoundRequest = {
+      releases,
+      rates: rates.map((s) => s.request),
+      concurrency: caps.map((s) => s.request),
+    };
+    if (heartbeat !== undefined) {
+      request.heartbeat = {
+        key: this.registry,
+        pod: env.options.podId,
+        windowMs: 3 * env.options.heartbeatMs,
+        leave: heartbeat === "leave",
+      };
+      this.lastHeartbeat = now;
+    }
+    this.roundCount++;
+    let reply: RoundReply;
+    try {
+      reply = await boundedRoundTrip(this.clock, store, request, env.options.roundTimeoutMs);
+      checkReply(request, reply);
+    } catch (err) {
+      if (env.health.recordFailure(err)) this.distrustCredit();
+      for (const s of rates) revertRateSend(s);
+      for (const s of caps) revertConcurrencySend(s);
+      return;
+    }
+    const recv = this.clock.monoMs();
+    this.syncSeconds.observe((recv - now) / 1000);
+    const storeNow = reply.heartbeat?.now ?? reply.rates[0]?.now ?? reply.concurrency[0]?.now;
+    env.health.recordReply(now, recv, storeNow);
+    if (reply.heartbeat !== undefined && heartbeat === "join") {
+      env.health.replicaCount = Math.max(1, reply.heartbeat.replicas);
+    }
+    for (let i = 0; i < rates.length; i++) applyRateReply(env, rates[i]!, reply.rates[i]!, recv, this.closed);
+    for (let i = 0; i < caps.length; i++)
+      applyConcurrencyReply(env, caps[i]!, reply.concurrency[i]!, this.closed);
+  }
+
+  /**
+   * Extension: as the store starts failing, credit is trusted only until the window it was taken in
+   * ends. Fail-static's local share knows nothing of it, so credit carried into a later window would
+   * be admitted on top of the share.
+   */
+  private distrustCredit(): void {
+    const { offset } = this.env.health;
+    for (const k of this.subjects.rates.values()) {
+      if (!k.localOnly) k.validUntil = Math.min(k.validUntil, k.creditWindowEnd - offset);
+    }
+  }
+}
+
+/** `store.round(request)`, rejected with StoreTimeoutError after `ms`. */
+function boundedRoundTrip(
+  clock: Clock,
+  store: Store,
+  request: RoundRequest,
+  ms: number,
+): Promise<RoundReply> {
+  return new Promise<RoundReply>((resolve, reject) => {
+    const timer = clock.setTimer(ms, () => reject(new StoreTimeoutError(ms)), { unref: true });
+    let pending: Promise<RoundReply>;
+    try {
+      pending = store.round(request);
+    } catch (err) {
+      timer.cancel();
+      reject(err);
+      return;
+    }
+    pending.then(
+      (reply) => {
+        timer.cancel();
+        resolve(reply);
+      },
+      (err: unknown) => {
+        timer.cancel();
+        reject(err);
+      },
+    );
+  });
+}
+
+/** A reply must answer every request of the round, window for window. */
+function checkReply(request: RoundRequest, reply: RoundReply): void {
+  if (
+    reply.rates.length !== request.rates.length ||
+    reply.concurrency.length !== request.concurrency.length ||
+    (request.heartbeat !== undefined && reply.heartbeat === undefined)
+  ) {
+    throw new StoreReplyError(
+      `store replied ${reply.rates.length}/${reply.concurrency.length} for ${request.rates.length}/${request.concurrency.length} requests`,
+    );
+  }
+  request.rates.forEach((r, i) => {
+    if (reply.rates[i]!.windows.length !== r.windows.length) {
+      throw new StoreReplyError(`store replied ${reply.rates[i]!.windows.length} windows for ${r.key}`);
+    }
+  });
+}

@@ -1,0 +1,150 @@
+import { apply, applyPast, capacity, emptyWindow, free, usage } from "../store/algorithm.js";
+import { grantStep } from "../store/grant.js";
+import { rateKeyTtlMs } from "../store/request.js";
+import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
+import type { ConcurrencyKeyState } from "./concurrency-key.js";
+import { ALLOW_DEGRADED, DENY_DEGRADED, type Decision } from "./decision.js";
+import { allowWithFreshHeaders, limitedDecision, longestRetryMs, snapshotHeaders } from "./headers.js";
+import type { RateKeyState } from "./rate-key.js";
+
+/**
+ * Decisions this replica takes alone: local-only keys (allowance >= 1, or no store) and fail-static
+ * ones while the store is unavailable (see docs/protocol.md#s2-9 and #s4). The windows are counted
+ * here, with the store's window maths, as a store would count them for one replica.
+ */
+
+// Local-only credit is held for good (a store lease that never expires in practice).
+const LOCAL_LEASE_MS = 1e15;
+// Fail-static decisions hold no credit: each takes units directly.
+const DIRECT_LEASE_MS = 1;
+
+interface LocalEntry {
+  states: WindowState[];
+  /** Credit this replica holds against the windows (0: none). */
+  lease: number;
+  /** Store time after which the entry is forgotten, as a store key would expire. */
+  expiresAt: number;
+}
+
+/** Window counts of keys decided locally, by key; they outlive a policy object like store keys would. */
+export class LocalWindows {
+  private readonly entries = new Map<string, LocalEntry>();
+
+  /** The live entry of `key` at store time `t` (a fresh one when absent or expired). */
+  entry(key: string, windows: number, t: number): LocalEntry {
+    let e = this.entries.get(key);
+    if (e !== undefined && t > e.expiresAt) e = undefined;
+    if (e === undefined) {
+      e = { states: [], lease: 0, expiresAt: t };
+      this.entries.set(key, e);
+    }
+    if (e.states.length !== windows) e.states = Array.from({ length: windows }, emptyWindow);
+    return e;
+  }
+}
+
+/** Units free in every window at `t`, whole (negative: over the limit). */
+function freeUnits(
+  alg: AlgorithmCode,
+  windows: readonly WindowSpec[],
+  states: WindowState[],
+  t: number,
+): number {
+  let low = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < windows.length; i++) {
+    low = Math.min(low, capacity(alg, windows[i]!) - usage(alg, windows[i]!, states[i]!, t));
+  }
+  return Math.floor(low);
+}
+
+/**
+ * Local-only key out of credit or past its window boundary: counts its admits, then takes every
+ * free unit as credit (up to the smallest capacity) until the next boundary.
+ */
+export function refreshLocalCredit(k: RateKeyState, table: LocalWindows, now: number, t: number): void {
+  const pending = Math.max(0, k.admitted - k.pushed);
+  const crossed = k.boundary > 0 && t >= k.boundary;
+  const e = table.entry(k.storeKey, k.windows.length, t);
+  for (let i = 0; i < k.windows.length; i++) {
+    const w = k.windows[i]!;
+    const st = e.states[i]!;
+    // admits made before the boundary count in the window they were made in
+    if (crossed) applyPast(k.alg, w, st, k.boundary - 1, pending);
+    apply(k.alg, w, st, t, crossed ? 0 : pending);
+  }
+  const avail = freeUnits(k.alg, k.windows, e.states, t);
+  const unused = k.unused();
+  const kept = e.lease > 0 ? Math.min(unused, e.lease) : Math.min(unused, Math.max(avail, 0));
+  const { granted } = grantStep(avail - kept, Math.max(k.minCapacity, 1), 0, 1, 1);
+  e.lease = kept + granted;
+  e.expiresAt = t + rateKeyTtlMs(k.windows, LOCAL_LEASE_MS);
+  k.view = {
+    at: now,
+    windows: e.states.map((s) => ({ idx: s.idx, cur: s.cur, prev: s.prev, tat: s.tat })),
+    reservedOthers: 0,
+    answered: true,
+  };
+  k.pushed = k.admitted;
+  k.credit = k.admitted + kept + granted;
+  k.refillBelow = 0;
+  k.validUntil = Number.POSITIVE_INFINITY;
+  k.boundary = (Math.floor(t / k.minWindowMs) + 1) * k.minWindowMs;
+  snapshotHeaders(k, t);
+}
+
+/** Takes up to `need` units from every window at `t` when at least one is free; returns how many. */
+function takeDirect(
+  alg: AlgorithmCode,
+  windows: readonly WindowSpec[],
+  e: LocalEntry,
+  t: number,
+  need: number,
+): number {
+  for (let i = 0; i < windows.length; i++) apply(alg, windows[i]!, e.states[i]!, t, 0);
+  const avail = freeUnits(alg, windows, e.states, t);
+  const { direct } = grantStep(avail, 0, need, 1, 1);
+  if (direct > 0) for (let i = 0; i < windows.length; i++) apply(alg, windows[i]!, e.states[i]!, t, direct);
+  e.lease = 0;
+  e.expiresAt = t + rateKeyTtlMs(windows, DIRECT_LEASE_MS);
+  return direct;
+}
+
+/**
+ * Store unavailable longer than cacheTtlMs (see docs/protocol.md#s4): fail-open (`failOpen`), or
+ * fail-static on this replica's share of each limit (limit / replicas).
+ */
+export function decideDegraded(
+  k: RateKeyState,
+  cost: number,
+  t: number,
+  replicas: number,
+  failOpen: boolean,
+  table: LocalWindows,
+  counts: number[],
+): Decision {
+  if (failOpen) {
+    k.admitted += cost;
+    counts[ALLOW_DEGRADED]!++;
+    return allowWithFreshHeaders(k, t);
+  }
+  const windows = k.degradedWindows(replicas);
+  const e = table.entry(`${k.storeKey}:local`, windows.length, t);
+  // A multi-unit cost is admitted whole or not at all: look first, then take.
+  let taken = takeDirect(k.alg, windows, e, t, cost === 1 ? 1 : 0);
+  const fits = cost === 1 ? taken >= 1 : windows.every((w, i) => free(k.alg, w, e.states[i]!, t) >= cost);
+  if (fits && cost !== 1) taken = takeDirect(k.alg, windows, e, t, cost);
+  if (fits && taken >= cost) {
+    k.admitted += cost;
+    counts[ALLOW_DEGRADED]!++;
+    return allowWithFreshHeaders(k, t);
+  }
+  const ms = longestRetryMs(k.alg, windows, e.states, t, Math.max(0, cost - 1));
+  k.denied++;
+  counts[DENY_DEGRADED]!++;
+  return limitedDecision(k, t, ms);
+}
+
+/** Fail-static for a concurrency key: this replica's share of the cap (at least 1), or every slot when failing open. */
+export function degradedSlotFree(c: ConcurrencyKeyState, replicas: number, failOpen: boolean): boolean {
+  return failOpen || c.active < Math.max(1, Math.ceil(c.max / replicas));
+}

@@ -1,0 +1,199 @@
+import { free, retryAfterMs, usage } from "../store/algorithm.js";
+import { FIXED_WINDOW } from "../store/algorithm-code.js";
+import type { RateReply, RateRequest } from "../store/types.js";
+import { longestRetryMs, snapshotHeaders } from "./headers.js";
+import type { RateKeyState } from "./rate-key.js";
+import { blendRate, CREDIT_TRUST, endSync, type SyncEnv, windowEnd } from "./sync-maths.js";
+
+/** A rate request in flight and what applying (or reverting) its reply needs. */
+export interface RateSend {
+  key: RateKeyState;
+  seq: number;
+  /** `admitted` when the request was built. */
+  admittedAtSend: number;
+  /** `pushed` once the request is sent: max(admittedAtSend, pushedBefore). */
+  pushedAtSend: number;
+  pushedBefore: number;
+  ewma: number;
+  sentAt: number;
+  request: RateRequest;
+}
+
+/** Load of a key at store time `t`: the fullest window, counting admits the store has not seen. */
+export function loadFraction(k: RateKeyState, t: number): number {
+  const extra = k.localExtra();
+  let load = 0;
+  for (let i = 0; i < k.windows.length; i++) {
+    const cap = k.capacities[i]!;
+    load = Math.max(load, (usage(k.alg, k.windows[i]!, k.view.windows[i]!, t) + extra) / Math.max(cap, 1));
+  }
+  return load;
+}
+
+/** Denied since the last sync, or a window more than half full: the key syncs at its own interval. */
+export function isBusy(k: RateKeyState, t: number): boolean {
+  return k.denied > 0 || loadFraction(k, t) > 0.5;
+}
+
+/**
+ * Extension: how often a replica that keeps running out of credit asks for more: half a sync
+ * interval, and at most replicas x the smallest window / 100: a sliding window loses about twice
+ * (interval / (replicas x window)) of its limit to credit held between asks (measured, simulation).
+ */
+export function pacingMs(k: RateKeyState, replicas: number): number {
+  return Math.min(k.policy.syncIntervalMs / 2, (k.minWindowMs * replicas) / 100);
+}
+
+/**
+ * Extension: the credit an out-of-credit replica asks for at once: its even share of what frees in
+ * one pacing interval. 0: no batch (the protocol's grant step), below 2 units or for a fixed window,
+ * which frees nothing until it ends.
+ */
+export function batchSize(k: RateKeyState, replicas: number): number {
+  if (k.alg === FIXED_WINDOW) return 0;
+  const pace = pacingMs(k, replicas);
+  let share = Number.POSITIVE_INFINITY;
+  for (const w of k.windows) share = Math.min(share, (w.limit * pace) / (w.windowMs * replicas));
+  const batch = Math.min(Math.floor(share), k.minCapacity);
+  return batch >= 2 ? batch : 0;
+}
+
+/** Builds a claimed key's rate request (see docs/protocol.md#s3-2) and moves its admits to in flight. */
+export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateSend {
+  const { options, health } = env;
+  const t = now + health.offset;
+  const replicas = health.replicas();
+  const admitted = k.admitted;
+  const pushedBefore = k.pushed;
+  // pushed > admitted while a direct unit no waiter took is unspent: the store counted it already,
+  // so nothing is pending and pushed must not move back (it would be charged twice).
+  const pending = Math.max(0, admitted - pushedBefore);
+  const beforeBoundary = k.boundaryAdmitted > pushedBefore ? k.boundaryAdmitted - pushedBefore : 0;
+  const hitsOld = Math.min(beforeBoundary, pending);
+  const hits = pending - hitsOld;
+  // Extension: requests denied since the last sync count as demand, so a replica denied at the end
+  // of a fixed window asks for more than its few admits as the next one opens.
+  const sample = hits + hitsOld + k.denied;
+  if (sample > 0) k.usedWindow = Math.max(k.usedWindow, Math.floor(t / k.minWindowMs));
+  const ewma =
+    k.lastSync === Number.NEGATIVE_INFINITY
+      ? Math.max(sample, 1) / k.policy.syncIntervalMs
+      : blendRate(k.ewma, sample, now - k.lastSync);
+  const horizon = isBusy(k, t) ? k.policy.syncIntervalMs : options.slowSyncMs;
+  const recovering = health.isRecovering(k.policy, now, options.tickMs);
+  const target = Math.min(Math.max(Math.ceil(ewma * horizon * 3), 1), Math.max(k.minCapacity, 1));
+  const unused = Math.min(k.unused(), target);
+  const request: RateRequest = {
+    key: k.storeKey,
+    alg: k.alg,
+    windows: k.windows as RateRequest["windows"],
+    pod: options.podId,
+    hits,
+    hitsOld,
+    tOld: hitsOld > 0 ? k.boundaryTime : 0,
+    unused,
+    want: recovering ? 0 : target - unused,
+    need: recovering ? 0 : k.waiters,
+    batch: recovering || k.waiters === 0 ? 0 : batchSize(k, replicas),
+    allowance: Math.min(k.policy.localAllowance, 1),
+    replicas,
+    leaseTtlMs: options.leaseTtlMs,
+  };
+  k.sendSeq++;
+  k.pushed = Math.max(admitted, pushedBefore);
+  k.inflight = hits + hitsOld;
+  k.lastSync = now;
+  return {
+    key: k,
+    seq: k.sendSeq,
+    admittedAtSend: admitted,
+    pushedAtSend: k.pushed,
+    pushedBefore,
+    ewma,
+    sentAt: now,
+    request,
+  };
+}
+
+/**
+ * How long (ms from the reply) a replica that got nothing, or asked for a batch, waits before asking
+ * again: until the store's view frees a unit beside what others hold, capped by the pacing interval.
+ */
+export function exhaustedWaitMs(
+  env: SyncEnv,
+  s: RateSend,
+  reply: RateReply,
+  t: number,
+  paced: boolean,
+): number {
+  const k = s.key;
+  const batch = s.request.batch ?? 0;
+  const replicas = env.health.replicas();
+  // Extension: a replica that asked with requests waiting now holds a ticket (store/turns.ts): the
+  // units kept for it are in no one else's reach, so it waits only for those ahead (in `others`),
+  // not for one unseen cold admit per other replica; a longer wait would leave its unit idle.
+  const ticketed = s.request.need > 0;
+  // Extension: and for the rest of the batch it asked for (older tickets held a batch each in the
+  // store), so one round trip fetches a pacing interval's share.
+  const ahead = ticketed ? Math.max(batch - 1, 0) : replicas - 1;
+  const held = paced ? reply.kept + reply.granted : 0;
+  const reserved = reply.others + k.localExtra() + ahead + held;
+  const ms = longestRetryMs(k.alg, k.windows, reply.windows, t, reserved);
+  // a batch is one pacing interval's share: asking later than that would leave units idle
+  let wait = Math.min(ms, batch > 0 ? pacingMs(k, replicas) : k.policy.syncIntervalMs);
+  // Extension: a fixed window with no unit left frees none before it ends, whoever holds credit, so
+  // waiting for its end saves a round trip every syncIntervalMs. Capped at the quiet key's period,
+  // so a denial never rests on a view older than that (a store that lost its data).
+  if (k.alg === FIXED_WINDOW) {
+    const cap = Math.max(env.options.slowSyncMs, k.policy.syncIntervalMs);
+    for (let i = 0; i < k.windows.length; i++) {
+      const w = k.windows[i]!;
+      const st = reply.windows[i]!;
+      if (free(FIXED_WINDOW, w, st, t) < 1) {
+        wait = Math.max(wait, Math.min(retryAfterMs(FIXED_WINDOW, w, st, t, 0), cap));
+      }
+    }
+  }
+  return wait;
+}
+
+/** Applies a rate reply (see docs/protocol.md#s3-3); `closing`: the credit is not trusted again. */
+export function applyRateReply(
+  env: SyncEnv,
+  s: RateSend,
+  reply: RateReply,
+  recv: number,
+  closing: boolean,
+): void {
+  const k = s.key;
+  const t = recv + env.health.offset;
+  k.view = { at: recv, windows: reply.windows, reservedOthers: reply.others, answered: true };
+  k.pushed = s.pushedAtSend + reply.direct;
+  k.inflight = 0;
+  const own = reply.kept + reply.granted + reply.direct;
+  k.credit = s.admittedAtSend + own;
+  if (env.options.lastMile === "local" && own === 0 && reply.avail >= 1) k.credit++;
+  k.refillBelow = Math.floor((reply.kept + reply.granted) / 2);
+  if (!closing) k.validUntil = s.sentAt + CREDIT_TRUST * env.options.leaseTtlMs;
+  k.creditWindowEnd = windowEnd(t, k.minWindowMs);
+  k.refillWanted = false;
+  k.denied = 0;
+  k.ewma = s.ewma;
+  const starved = own === 0 && k.credit === s.admittedAtSend && reply.avail < 1;
+  // Extension: an ask for a batch is paced like one that got nothing: what it got is spent first,
+  // then requests are denied until another batch could be free (else one ask per few units).
+  const paced = !starved && (s.request.batch ?? 0) > 0;
+  k.exhaustedUntil =
+    starved || paced ? recv + exhaustedWaitMs(env, s, reply, t, paced) : Number.NEGATIVE_INFINITY;
+  k.doneSeq = s.seq;
+  if (k.hasBoundarySnapshot() && k.boundaryAdmitted <= s.admittedAtSend) k.boundaryAdmitted = -1;
+  snapshotHeaders(k, t);
+  endSync(k);
+}
+
+/** A failed round: the hits go back to pending and are resent next time. */
+export function revertRateSend(s: RateSend): void {
+  s.key.pushed = s.pushedBefore;
+  s.key.inflight = 0;
+  endSync(s.key);
+}

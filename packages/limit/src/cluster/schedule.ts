@@ -1,0 +1,191 @@
+import type { Clock, Timer } from "../clock/clock.js";
+import type { ConcurrencyKeyState } from "./concurrency-key.js";
+import type { RateKeyState } from "./rate-key.js";
+import { isBusy } from "./rate-sync.js";
+import { claim, type SyncEnv } from "./sync-maths.js";
+
+/** When keys are due for a sync, and the timers that run rounds (see docs/protocol.md#s2-7, #s2-8). */
+
+/** The loop wakes this long before each whole second of store time to snapshot admits (docs/protocol.md#s2-8). */
+export const BOUNDARY_LEAD_MS = 2;
+/** Background rounds in flight at once. */
+export const MAX_ROUNDS_IN_FLIGHT = 4;
+
+/**
+ * Extension (fairness): a key used in the previous window and out of credit syncs once as soon as
+ * the next window opens, so a quiet replica asks for the fresh budget alongside the busy ones
+ * instead of after them.
+ */
+export function opensAfterUse(k: RateKeyState, now: number, offset: number): boolean {
+  const w = Math.floor((now + offset) / k.minWindowMs);
+  const used = k.usedWindow === w - 1 || (k.hasUnpushed() && k.usedWindow < w);
+  return used && k.unused() < 1 && Math.floor((k.lastSync + offset) / k.minWindowMs) < w;
+}
+
+/** When a rate key is due for a sync (docs/protocol.md#s2-7); `slack` < 1 lets nearly due keys ride along. */
+export function rateDue(env: SyncEnv, k: RateKeyState, now: number, slack: number): boolean {
+  if (k.syncing) return false;
+  if (k.waiters > 0) return true;
+  // Asking for more credit before exhaustedUntil gets nothing.
+  if (k.refillWanted && !k.isExhausted(now)) return true;
+  if (opensAfterUse(k, now, env.health.offset)) return true;
+  // Exhausted with nothing to push: the store said when a unit frees, asking sooner gets nothing.
+  if (k.isExhausted(now) && k.nothingToPush()) return false;
+  const { slowSyncMs } = env.options;
+  const since = now - k.lastSync;
+  if (k.isQuiet()) {
+    // A quiet key gives back credit it holds well beyond its demand.
+    const unused = k.unused();
+    return (
+      unused > 1 && now < k.validUntil && since >= slowSyncMs * slack && k.ewma * slowSyncMs * 2 < unused
+    );
+  }
+  const interval = isBusy(k, now + env.health.offset)
+    ? k.policy.syncIntervalMs
+    : Math.max(slowSyncMs, k.policy.syncIntervalMs);
+  return since >= interval * slack;
+}
+
+/** When a concurrency key is due for a sync. */
+export function concurrencyDue(env: SyncEnv, c: ConcurrencyKeyState, now: number, slack: number): boolean {
+  if (c.syncing) return false;
+  if (c.waiters > 0) return true;
+  const acquiring = c.acquired > c.acquiredAtSync;
+  if (!acquiring && c.active === 0 && c.allowed <= c.active) return false;
+  const busy = acquiring && (c.active + c.others) * 2 > c.max;
+  const interval = busy ? c.tuning.syncIntervalMs : Math.max(env.options.slowSyncMs, c.tuning.syncIntervalMs);
+  return now - c.lastSync >= interval * slack;
+}
+
+/** Claims the keys due at `slack` (all when forcing), up to `limit` in all, into `rates` and `caps`. */
+export function collectDue(
+  env: SyncEnv,
+  from: { rates: Map<string, RateKeyState>; caps: Map<string, ConcurrencyKeyState> },
+  into: { rates: RateKeyState[]; caps: ConcurrencyKeyState[] },
+  now: number,
+  slack: number,
+  force: boolean,
+  limit: number,
+): void {
+  const { rates, caps } = into;
+  for (const k of from.rates.values()) {
+    if (rates.length + caps.length >= limit) return;
+    if (!k.localOnly && !k.syncing && (force || rateDue(env, k, now, slack)) && claim(k)) rates.push(k);
+  }
+  for (const c of from.caps.values()) {
+    if (rates.length + caps.length >= limit) return;
+    if (!c.localOnly && !c.syncing && (force || concurrencyDue(env, c, now, slack)) && claim(c)) caps.push(c);
+  }
+}
+
+/**
+ * Marks admits made before boundary `b` so the next push charges them to the window they were in.
+ * True when some key was used in the window that `b` closes (see opensAfterUse).
+ */
+export function snapshotBoundary(rates: Iterable<RateKeyState>, b: number): boolean {
+  let starved = false;
+  for (const k of rates) {
+    if (k.localOnly || b % k.minWindowMs !== 0) continue;
+    if (k.hasUnpushed()) {
+      k.boundaryTime = b - BOUNDARY_LEAD_MS;
+      k.boundaryAdmitted = k.admitted;
+    }
+    if (k.usedWindow === b / k.minWindowMs - 1 || k.hasUnpushed()) starved = true;
+  }
+  return starved;
+}
+
+/** The next whole second of store time at least BOUNDARY_LEAD_MS after `t`. */
+export function nextBoundary(t: number): number {
+  let b = Math.floor(t / 1000) * 1000 + 1000;
+  if (b - BOUNDARY_LEAD_MS <= t) b += 1000;
+  return b;
+}
+
+/** What the timers drive: a background round. */
+export interface RoundRunner {
+  round(force: boolean, heartbeat: boolean): Promise<void>;
+}
+
+/** The background loop's timers: every tickMs, just before each whole second, and on demand. */
+export class SyncTimers {
+  /** Timers fire only while running (between start and shutdown). */
+  running = false;
+  private roundsInFlight = 0;
+  private wakeQueued = false;
+  private tickTimer: Timer | undefined;
+  private boundaryTimer: Timer | undefined;
+  /** The wake 1 ms after a boundary for keys used in the closing window (opensAfterUse). */
+  private openTimer: Timer | undefined;
+
+  constructor(
+    private readonly env: SyncEnv,
+    private readonly clock: Clock,
+    private readonly rates: Map<string, RateKeyState>,
+    private readonly runner: RoundRunner,
+  ) {}
+
+  start(): void {
+    this.armTick();
+    this.armBoundary();
+  }
+
+  stop(): void {
+    this.running = false;
+    this.tickTimer?.cancel();
+    this.boundaryTimer?.cancel();
+    this.openTimer?.cancel();
+  }
+
+  /** Asks for a round soon (the early sync of a key below its refill threshold). */
+  wake(): void {
+    if (!this.running || this.wakeQueued) return;
+    this.wakeQueued = true;
+    queueMicrotask(() => {
+      this.wakeQueued = false;
+      this.backgroundRound();
+    });
+  }
+
+  private backgroundRound(): void {
+    if (this.roundsInFlight >= MAX_ROUNDS_IN_FLIGHT) return;
+    this.roundsInFlight++;
+    this.runner.round(false, false).finally(() => {
+      this.roundsInFlight--;
+    });
+  }
+
+  private armTick(): void {
+    this.tickTimer = this.clock.setTimer(
+      this.env.options.tickMs,
+      () => {
+        if (!this.running) return;
+        this.armTick();
+        this.backgroundRound();
+      },
+      { unref: true },
+    );
+  }
+
+  /** Sleeps until BOUNDARY_LEAD_MS before the next whole second of store time (docs/protocol.md#s2-8). */
+  private armBoundary(): void {
+    const t = this.clock.monoMs() + this.env.health.offset;
+    const b = nextBoundary(t);
+    this.boundaryTimer = this.clock.setTimer(
+      b - BOUNDARY_LEAD_MS - t,
+      () => {
+        if (!this.running) return;
+        const starved = snapshotBoundary(this.rates.values(), b);
+        this.armBoundary();
+        this.backgroundRound();
+        // Keys used in the closing window ask for the new one's budget right as it opens.
+        if (starved) {
+          this.openTimer = this.clock.setTimer(BOUNDARY_LEAD_MS + 1, () => this.backgroundRound(), {
+            unref: true,
+          });
+        }
+      },
+      { unref: true },
+    );
+  }
+}

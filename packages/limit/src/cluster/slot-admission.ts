@@ -1,0 +1,84 @@
+import type { Clock } from "../clock/clock.js";
+import { coldSlotCredit, waitForReplies } from "./admission.js";
+import { type ConcurrencyKeyState, HeldSlot } from "./concurrency-key.js";
+import {
+  type AcquireResult,
+  ALLOW_COLD,
+  ALLOW_DEGRADED,
+  ALLOW_LOCAL,
+  ALLOW_SYNC,
+  DENY_DEGRADED,
+  DENY_LOCAL,
+  DENY_SYNC,
+} from "./decision.js";
+import { LimiterClosedError } from "./errors.js";
+import type { Exchange } from "./exchange.js";
+import { degradedSlotFree } from "./fail-static.js";
+import { CREDIT_TRUST, type SyncEnv } from "./sync-maths.js";
+
+/** Concurrency decisions (see docs/protocol.md#s3-7): a slot from credit, cold, or after a sync. */
+export class SlotAdmission {
+  constructor(
+    private readonly env: SyncEnv,
+    private readonly clock: Clock,
+    private readonly exchange: Exchange,
+    private readonly counts: number[],
+    private readonly closed: () => boolean,
+  ) {}
+
+  acquire(c: ConcurrencyKeyState): AcquireResult | Promise<AcquireResult> {
+    return this.take(c, ALLOW_LOCAL) ?? this.acquireNow(c) ?? this.waitForSlot(c);
+  }
+
+  private take(c: ConcurrencyKeyState, outcome: number): AcquireResult | undefined {
+    if (this.clock.monoMs() >= c.validUntil || c.active >= c.allowed) return undefined;
+    return this.granted(c, outcome);
+  }
+
+  private granted(c: ConcurrencyKeyState, outcome: number): AcquireResult {
+    c.active++;
+    c.acquired++;
+    this.counts[outcome]!++;
+    return { kind: "acquired", slot: new HeldSlot(c) };
+  }
+
+  private denied(c: ConcurrencyKeyState, outcome: number): AcquireResult {
+    this.counts[outcome]!++;
+    return { kind: "denied", max: c.max, retryAfter: 1 };
+  }
+
+  /** Any decision reachable without waiting on the store; `undefined`: wait for a sync. */
+  private acquireNow(c: ConcurrencyKeyState): AcquireResult | undefined {
+    if (this.closed()) throw new LimiterClosedError("acquire");
+    const { health, options } = this.env;
+    const now = this.clock.monoMs();
+    if (c.localOnly) return this.denied(c, DENY_LOCAL);
+    if (health.isDegraded(c.tuning, now)) {
+      const failOpen = options.onStoreUnavailable === "allow";
+      return degradedSlotFree(c, health.replicas(), failOpen)
+        ? this.granted(c, ALLOW_DEGRADED)
+        : this.denied(c, DENY_DEGRADED);
+    }
+    if (now >= c.validUntil && !c.syncing && !health.isRecovering(c.tuning, now, options.tickMs)) {
+      const slots = coldSlotCredit(c, health.replicas());
+      if (slots > 0) {
+        c.allowed = c.active + slots;
+        c.validUntil = now + CREDIT_TRUST * options.leaseTtlMs;
+        const result = this.take(c, ALLOW_COLD);
+        void this.exchange.syncAlone(c);
+        return result;
+      }
+    }
+    return undefined;
+  }
+
+  private async waitForSlot(c: ConcurrencyKeyState): Promise<AcquireResult> {
+    const { result } = await waitForReplies(this.clock, c, 1, c.tuning.redisTimeoutMs, "acquire", {
+      attempt: () => this.take(c, ALLOW_SYNC),
+      kick: () => void this.exchange.syncAlone(c),
+      closed: this.closed,
+      storeFailing: () => this.env.health.failing,
+    });
+    return result ?? this.take(c, ALLOW_SYNC) ?? this.denied(c, DENY_SYNC);
+  }
+}
