@@ -1,3 +1,5 @@
+export { ATTRIBUTES, CATALOG, type CatalogEntry } from "./catalog.js";
+export { type MetricsTarget, type ResilMetricsOptions, resilMetrics, type Sample } from "./from-samples.js";
 export {
   type Attributes,
   combine,
@@ -22,3 +24,4 @@ export {
 } from "./prom-client.js";
 export { formatPrometheus } from "./prometheus.js";
 export { prometheusLabel, prometheusName } from "./prometheus-names.js";
+export { type GiveUpLike, RetryRecorder } from "./retry-recorder.js";

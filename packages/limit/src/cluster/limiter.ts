@@ -65,6 +65,8 @@ export class Limiter {
   private readonly timers: SyncTimers;
   private readonly slots: SlotAdmission;
   private readonly counts = [0, 0, 0, 0, 0, 0, 0, 0];
+  /** acquire() outcomes, counted apart from rate decisions (same OUTCOMES order). */
+  private readonly slotCounts = [0, 0, 0, 0, 0, 0, 0, 0];
   private phase: Phase = "new";
   private shutdownDone: Promise<void> | undefined;
   private metricsCache: LimiterMetrics | undefined;
@@ -87,7 +89,7 @@ export class Limiter {
     const env: SyncEnv = { options: this.options, health: this.health };
     this.exchange = new Exchange(env, clock, store, registryStoreKey(this.service), this.subjects);
     this.timers = new SyncTimers(env, clock, this.rates, this.exchange);
-    this.slots = new SlotAdmission(env, clock, this.exchange, this.counts, () => this.phase === "closed");
+    this.slots = new SlotAdmission(env, clock, this.exchange, this.slotCounts, () => this.phase === "closed");
   }
 
   /** The last store error (diagnostics). */
@@ -348,10 +350,16 @@ export class Limiter {
     return this.exchange.round(force, force);
   }
 
-  /** Decisions reached this way so far. */
+  /** Rate decisions (check, tryCheck, tryAdmit) reached this way so far; acquire() is counted apart. */
   outcomeCount(outcome: Outcome): number {
     const i = OUTCOMES.indexOf(outcome);
     return i < 0 ? 0 : this.counts[i]!;
+  }
+
+  /** acquire() decisions reached this way so far ("allow*": a slot granted, "deny*": refused). */
+  slotOutcomeCount(outcome: Outcome): number {
+    const i = OUTCOMES.indexOf(outcome);
+    return i < 0 ? 0 : this.slotCounts[i]!;
   }
 
   /** Round trips that failed (store error, timeout, malformed reply). */
@@ -378,20 +386,29 @@ export class Limiter {
     return this.health.failing;
   }
 
-  /** Metrics in the names of docs/protocol.md#s1-6, recomputed at most once per second (the cached snapshot otherwise). */
-  metrics(): LimiterMetrics {
+  /**
+   * Metrics in the names of docs/protocol.md#s1-6, recomputed at most once per second (the cached
+   * snapshot otherwise). Labels are bounded; `perSubject` adds one `resil_active` series per subject.
+   */
+  metrics(options: { perSubject?: boolean } = {}): LimiterMetrics {
     const now = this.clock.monoMs();
-    if (this.metricsCache === undefined || now - this.metricsAt >= 1000) {
-      this.metricsAt = now;
-      this.metricsCache = snapshotMetrics({
+    const perSubject = options.perSubject === true;
+    if (perSubject || this.metricsCache === undefined || now - this.metricsAt >= 1000) {
+      const snapshot = snapshotMetrics({
         service: this.service,
         unixMs: this.clock.unixMs(),
         counts: this.counts,
+        slotCounts: this.slotCounts,
         replicas: this.health.replicaCount,
+        storeFailing: this.health.failing,
+        perSubject,
         active: [...this.caps.values()].map((c) => ({ subject: c.subject, active: c.active })),
         sync: this.exchange.syncSeconds,
         failures: this.health.failureCount,
       });
+      if (perSubject) return snapshot;
+      this.metricsAt = now;
+      this.metricsCache = snapshot;
     }
     return this.metricsCache;
   }

@@ -10,8 +10,10 @@ export interface LimiterMetrics {
   /** Unix ms the snapshot was taken. */
   at: number;
   /**
-   * `resil_decisions_total{svc,outcome,mode}`, `resil_replicas{svc}`, `resil_active{svc,key}`,
-   * `resil_sync_seconds_bucket{svc,le}` / `_sum` / `_count`, `resil_sync_failures_total{svc}`.
+   * `resil_decisions_total{svc,outcome,mode}` (rate decisions), `resil_slot_decisions_total{svc,outcome,mode}`
+   * (acquire), `resil_replicas{svc}`, `resil_slots_active{svc}`, `resil_store_failing{svc}`,
+   * `resil_sync_seconds_bucket{svc,le}` / `_sum` / `_count`, `resil_sync_failures_total{svc}`; with
+   * `perSubject`, also `resil_active{svc,key}` (one series per subject holding slots).
    */
   samples: MetricSample[];
 }
@@ -55,7 +57,11 @@ export interface MetricsSource {
   unixMs: number;
   /** Outcome counters in OUTCOMES order. */
   counts: readonly number[];
+  /** acquire() outcomes in OUTCOMES order. */
+  slotCounts: readonly number[];
   replicas: number;
+  storeFailing: boolean;
+  perSubject: boolean;
   active: ReadonlyArray<{ subject: string; active: number }>;
   sync: SyncHistogram;
   failures: number;
@@ -71,9 +77,22 @@ export function snapshotMetrics(src: MetricsSource): LimiterMetrics {
       value: src.counts[i] ?? 0,
     });
   });
+  OUTCOME_LABELS.forEach(([outcome, mode], i) => {
+    samples.push({
+      name: "resil_slot_decisions_total",
+      labels: { svc, outcome, mode },
+      value: src.slotCounts[i] ?? 0,
+    });
+  });
   samples.push({ name: "resil_replicas", labels: { svc }, value: src.replicas });
-  for (const a of src.active)
-    samples.push({ name: "resil_active", labels: { svc, key: a.subject }, value: a.active });
+  samples.push({ name: "resil_store_failing", labels: { svc }, value: src.storeFailing ? 1 : 0 });
+  let held = 0;
+  for (const a of src.active) held += a.active;
+  samples.push({ name: "resil_slots_active", labels: { svc }, value: held });
+  if (src.perSubject) {
+    for (const a of src.active)
+      samples.push({ name: "resil_active", labels: { svc, key: a.subject }, value: a.active });
+  }
   let cumulative = 0;
   SYNC_SECONDS_BUCKETS.forEach((le, i) => {
     cumulative += src.sync.counts[i] ?? 0;
@@ -86,15 +105,50 @@ export function snapshotMetrics(src: MetricsSource): LimiterMetrics {
   return { at: src.unixMs, samples };
 }
 
-/** Renders samples in the Prometheus text exposition format (values only, no HELP/TYPE lines). */
+/** HELP text and TYPE of each family the Limiter writes. */
+export const LIMITER_FAMILIES: Readonly<
+  Record<string, { type: "counter" | "gauge" | "histogram"; help: string }>
+> = {
+  resil_decisions_total: {
+    type: "counter",
+    help: "Rate decisions (check, tryCheck, tryAdmit) by outcome and how they were reached",
+  },
+  resil_slot_decisions_total: {
+    type: "counter",
+    help: "Concurrency decisions (acquire) by outcome and how they were reached",
+  },
+  resil_replicas: { type: "gauge", help: "Live replicas of the service at the last heartbeat" },
+  resil_store_failing: {
+    type: "gauge",
+    help: "1 while the store is failing (decisions are fail-static), else 0",
+  },
+  resil_slots_active: { type: "gauge", help: "Concurrency slots held on this replica" },
+  resil_active: { type: "gauge", help: "Concurrency slots held on this replica, per subject" },
+  resil_sync_seconds: { type: "histogram", help: "Round trip of one sync round to the store, in seconds" },
+  resil_sync_failures_total: {
+    type: "counter",
+    help: "Sync rounds that failed (store error, timeout, malformed reply)",
+  },
+};
+
+const HISTOGRAM_PART = /_(bucket|sum|count)$/;
+
+/** Renders samples in the Prometheus text exposition format, with `# HELP` and `# TYPE` before each family. */
 export function formatPrometheus(metrics: LimiterMetrics): string {
   const quote = (v: string) => v.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
-  return metrics.samples
-    .map((s) => {
-      const labels = Object.entries(s.labels)
-        .map(([k, v]) => `${k}="${quote(v)}"`)
-        .join(",");
-      return `${s.name}{${labels}} ${s.value}\n`;
-    })
-    .join("");
+  let out = "";
+  let family = "";
+  for (const s of metrics.samples) {
+    const base = s.name in LIMITER_FAMILIES ? s.name : s.name.replace(HISTOGRAM_PART, "");
+    const meta = LIMITER_FAMILIES[base];
+    if (base !== family && meta) {
+      family = base;
+      out += `# HELP ${base} ${meta.help}\n# TYPE ${base} ${meta.type}\n`;
+    }
+    const labels = Object.entries(s.labels)
+      .map(([k, v]) => `${k}="${quote(v)}"`)
+      .join(",");
+    out += `${s.name}{${labels}} ${s.value}\n`;
+  }
+  return out;
 }

@@ -51,11 +51,12 @@ describe("concurrency credit", () => {
     if (first.kind === "acquired") first.slot.release();
     clock.advance(2000);
     const second = await l.acquire("c");
-    expect(l.outcomeCount("allowLocal")).toBe(1); // still valid at 2000 ms
+    expect(l.slotOutcomeCount("allowLocal")).toBe(1); // still valid at 2000 ms
     if (second.kind === "acquired") second.slot.release();
     clock.advance(1000); // 3000 ms after the send: past 0.75 x 3000
     await l.acquire("c");
-    expect(l.outcomeCount("allowLocal")).toBe(1);
-    expect(l.outcomeCount("allowCold")).toBe(2);
+    expect(l.slotOutcomeCount("allowLocal")).toBe(1);
+    expect(l.slotOutcomeCount("allowCold")).toBe(2);
+    expect(l.outcomeCount("allowCold")).toBe(0); // slot grants are not rate decisions
   });
 });

@@ -5,6 +5,7 @@ import { ManualClock } from "../../src/clock/manual-clock.js";
 import { LimiterClosedError } from "../../src/cluster/errors.js";
 import { configHash, rateStoreKey, registryStoreKey } from "../../src/cluster/keys.js";
 import { Limiter } from "../../src/cluster/limiter.js";
+import { formatPrometheus } from "../../src/cluster/metrics.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
 import type { RoundRequest, Store } from "../../src/store/types.js";
 
@@ -110,21 +111,60 @@ describe("lifecycle and the background loop", () => {
     const names = new Set(m.samples.map((s) => s.name));
     for (const n of [
       "resil_decisions_total",
+      "resil_slot_decisions_total",
       "resil_replicas",
-      "resil_active",
+      "resil_slots_active",
+      "resil_store_failing",
       "resil_sync_seconds_count",
       "resil_sync_failures_total",
     ]) {
       expect(names).toContain(n);
     }
-    expect(m.samples.find((s) => s.name === "resil_active")).toMatchObject({
+    // Bounded labels: no series per subject unless asked for.
+    expect(names).not.toContain("resil_active");
+    expect(m.samples.find((s) => s.name === "resil_slots_active")).toMatchObject({ value: 1 });
+    expect(
+      limiter.metrics({ perSubject: true }).samples.find((s) => s.name === "resil_active"),
+    ).toMatchObject({
       labels: { key: "k" },
       value: 1,
     });
+    // One check and one acquire: counted apart.
+    const total = (name: string) =>
+      m.samples
+        .filter((s) => s.name === name && s.labels.outcome === "allow")
+        .reduce((a, s) => a + s.value, 0);
+    expect(total("resil_decisions_total")).toBe(1);
+    expect(total("resil_slot_decisions_total")).toBe(1);
     expect(limiter.metrics()).toBe(m);
     clock.advance(1000);
     expect(limiter.metrics()).not.toBe(m);
     if (slot.kind === "acquired") slot.slot.release();
+  });
+
+  it("formatPrometheus writes HELP and TYPE once before each family", async () => {
+    const { limiter } = limiterOn();
+    limiter.setPolicy("k", FIXED_10);
+    await limiter.check("k");
+    const text = formatPrometheus(limiter.metrics());
+    const lines = text.trimEnd().split("\n");
+    const declared = new Set<string>();
+    for (const line of lines) {
+      const type = /^# TYPE (\S+) (counter|gauge|histogram)$/.exec(line);
+      if (type) {
+        expect(declared.has(type[1]!), `${type[1]} declared twice`).toBe(false);
+        declared.add(type[1]!);
+        continue;
+      }
+      if (line.startsWith("# HELP ")) continue;
+      const name = /^([a-z_]+)\{/.exec(line)![1]!;
+      expect(
+        [...declared].some((d) => name === d || name.startsWith(`${d}_`)),
+        line,
+      ).toBe(true);
+    }
+    expect(text).toContain("# TYPE resil_sync_seconds histogram");
+    expect(text).toContain("# TYPE resil_decisions_total counter");
   });
 });
 
