@@ -14,4 +14,10 @@ export {
 export { CONNECT_CODES, failureFrom, failureFromResponse, isFailure, TIMEOUT_CODES } from "./failure-from.js";
 export { type HeaderRecord, type HeadersInput, type HeadersLike, headerValue } from "./headers.js";
 export { parseImfFixdate, RETRY_AFTER_CAP_MS, retryAfterMs } from "./retry-after.js";
+export {
+  type BudgetResource,
+  parseDurationMs,
+  type UpstreamBudget,
+  upstreamBudgets,
+} from "./upstream-budget.js";
 export type { BreakerSignal, Verdict } from "./verdict.js";
