@@ -25,3 +25,11 @@ export {
 } from "./errors.js";
 export { Limiter, type PolicyEntry } from "./limiter.js";
 export { formatPrometheus, type LimiterMetrics, type MetricSample, SYNC_SECONDS_BUCKETS } from "./metrics.js";
+export {
+  CostExceedsLimitError,
+  type PacedLimiter,
+  Pacer,
+  type PacerOptions,
+  type WaitOptions,
+  WaitTimeoutError,
+} from "./pacer.js";

@@ -1,0 +1,213 @@
+import type { Clock, Timer } from "../clock/clock.js";
+import { coarseClock } from "../clock/coarse-clock.js";
+import type { Decision } from "./decision.js";
+import { InvalidCostError, InvalidOptionError } from "./errors.js";
+
+/** What a Pacer needs of a Limiter. */
+export interface PacedLimiter {
+  tryCheck(subject: string, cost?: number): Decision | undefined;
+  check(subject: string, cost?: number): Promise<Decision>;
+}
+
+export interface PacerOptions {
+  /** How often the waiter at the head of a queue asks again while denied. Default 5 ms. */
+  pollMs?: number;
+  /** The longest any wait may last, when a call names none. Default 30,000 ms. */
+  maxWaitMs?: number;
+}
+
+export interface WaitOptions {
+  /** Units this call takes (default 1). */
+  cost?: number;
+  /** Aborts the wait: it rejects with the signal's reason and leaves the queue. */
+  signal?: AbortSignal;
+  /** Rejects with WaitTimeoutError when no capacity came within this many ms. */
+  maxWaitMs?: number;
+}
+
+/** No capacity came within the wait's `maxWaitMs`. */
+export class WaitTimeoutError extends Error {
+  override readonly name = "WaitTimeoutError";
+  constructor(readonly maxWaitMs: number) {
+    super(`no capacity within ${maxWaitMs} ms`);
+  }
+}
+
+/** The cost can never be admitted: it exceeds the subject's limit itself. */
+export class CostExceedsLimitError extends RangeError {
+  override readonly name = "CostExceedsLimitError";
+  constructor(
+    readonly subject: string,
+    readonly cost: number,
+  ) {
+    super(`${subject}: a cost of ${cost} exceeds the limit itself and can never be admitted`);
+  }
+}
+
+interface Waiter {
+  cost: number;
+  resolve(): void;
+  reject(reason: unknown): void;
+  timer: Timer | undefined;
+  detach(): void;
+}
+
+interface Queue {
+  waiters: Waiter[];
+  poll: Timer | undefined;
+  asking: boolean;
+}
+
+const DEFAULTS = { pollMs: 5, maxWaitMs: 30_000 };
+const MAX_TIMER_MS = 2_147_483_647;
+
+function positive(field: string, v: number | undefined, fallback: number): number {
+  if (v === undefined) return fallback;
+  if (!Number.isFinite(v) || v <= 0)
+    throw new InvalidOptionError(field, `must be a positive finite number, got ${v}`);
+  return Math.min(v, MAX_TIMER_MS);
+}
+
+/**
+ * Waits for capacity of the cluster-wide limit instead of being denied: one FIFO queue per subject on
+ * this replica, cost-aware (a big request at the head is not overtaken by small ones), abortable. Only
+ * the head of a queue asks the limiter (`tryCheck`, from local credit); `check`, and so a sync, only
+ * when the key's credit is undecided: waiters cost no store traffic of their own.
+ */
+export class Pacer {
+  private readonly pollMs: number;
+  private readonly maxWaitMs: number;
+  private readonly queues = new Map<string, Queue>();
+
+  constructor(
+    private readonly limiter: PacedLimiter,
+    options: PacerOptions = {},
+    private readonly clock: Clock = coarseClock,
+  ) {
+    this.pollMs = positive("pollMs", options.pollMs, DEFAULTS.pollMs);
+    this.maxWaitMs = positive("maxWaitMs", options.maxWaitMs, DEFAULTS.maxWaitMs);
+  }
+
+  /** Resolves once `cost` units of `subject` are admitted; FIFO among this replica's waiters of the subject. */
+  wait(subject: string, options: WaitOptions = {}): Promise<void> {
+    const cost = options.cost ?? 1;
+    if (!Number.isSafeInteger(cost) || cost < 0) return Promise.reject(new InvalidCostError(cost));
+    const signal = options.signal;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    let maxWaitMs: number;
+    try {
+      maxWaitMs = positive("maxWaitMs", options.maxWaitMs, this.maxWaitMs);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    let queue = this.queues.get(subject);
+    if (queue === undefined) {
+      queue = { waiters: [], poll: undefined, asking: false };
+      this.queues.set(subject, queue);
+    }
+    const q = queue;
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => this.leave(subject, q, waiter, signal!.reason);
+      const waiter: Waiter = {
+        cost,
+        resolve,
+        reject,
+        timer: undefined,
+        detach: () => {
+          waiter.timer?.cancel();
+          signal?.removeEventListener("abort", onAbort);
+        },
+      };
+      waiter.timer = this.clock.setTimer(maxWaitMs, () =>
+        this.leave(subject, q, waiter, new WaitTimeoutError(maxWaitMs)),
+      );
+      signal?.addEventListener("abort", onAbort, { once: true });
+      q.waiters.push(waiter);
+      if (q.waiters.length === 1) this.pump(subject, q);
+    });
+  }
+
+  /** Waiters queued on this replica for `subject` (all subjects when omitted). */
+  waiting(subject?: string): number {
+    if (subject !== undefined) return this.queues.get(subject)?.waiters.length ?? 0;
+    let n = 0;
+    for (const q of this.queues.values()) n += q.waiters.length;
+    return n;
+  }
+
+  private leave(subject: string, q: Queue, waiter: Waiter, reason: unknown): void {
+    const i = q.waiters.indexOf(waiter);
+    if (i < 0) return;
+    q.waiters.splice(i, 1);
+    waiter.detach();
+    waiter.reject(reason);
+    if (i === 0) this.pump(subject, q);
+  }
+
+  /** Admits from the head while the limiter allows; otherwise asks once more after pollMs. */
+  private pump(subject: string, q: Queue): void {
+    q.poll?.cancel();
+    q.poll = undefined;
+    while (!q.asking) {
+      const head = q.waiters[0];
+      if (head === undefined) {
+        this.queues.delete(subject);
+        return;
+      }
+      let d: Decision | undefined;
+      try {
+        d = this.limiter.tryCheck(subject, head.cost);
+      } catch (err) {
+        this.failAll(subject, q, err);
+        return;
+      }
+      if (d === undefined) this.ask(subject, q, head);
+      else if (d.kind !== "deny") this.admitHead(q);
+      else {
+        this.denied(subject, q, head, d.reason);
+        return;
+      }
+    }
+  }
+
+  private denied(subject: string, q: Queue, head: Waiter, reason: "limited" | "costExceedsLimit"): void {
+    if (reason === "costExceedsLimit")
+      this.leave(subject, q, head, new CostExceedsLimitError(subject, head.cost));
+    else q.poll = this.clock.setTimer(this.pollMs, () => this.pump(subject, q));
+  }
+
+  /** Undecided from credit: one check for the head (a sync of the key), then pump again. */
+  private ask(subject: string, q: Queue, head: Waiter): void {
+    q.asking = true;
+    this.limiter.check(subject, head.cost).then(
+      (d) => {
+        q.asking = false;
+        if (q.waiters[0] !== head) return this.pump(subject, q);
+        if (d.kind !== "deny") {
+          this.admitHead(q);
+          return this.pump(subject, q);
+        }
+        this.denied(subject, q, head, d.reason);
+      },
+      (err: unknown) => {
+        q.asking = false;
+        this.failAll(subject, q, err);
+      },
+    );
+  }
+
+  private admitHead(q: Queue): void {
+    const head = q.waiters.shift()!;
+    head.detach();
+    head.resolve();
+  }
+
+  private failAll(subject: string, q: Queue, err: unknown): void {
+    for (const w of q.waiters.splice(0)) {
+      w.detach();
+      w.reject(err);
+    }
+    q.poll?.cancel();
+    this.queues.delete(subject);
+  }
+}
