@@ -32,8 +32,8 @@ export interface Refusal {
  */
 export type BreakerCheck = { allowed: true; probes?: readonly Tier[] } | ({ allowed: false } & Refusal);
 
-/** What moved a breaker: its failures, a delay hint, a failed probe, time, or a success. */
-export type TransitionCause = "threshold" | "openFor" | "probeFailed" | "probe" | "success";
+/** What moved a breaker: its failures, a delay hint, a failed probe, time, a success, or another replica. */
+export type TransitionCause = "threshold" | "openFor" | "probeFailed" | "probe" | "success" | "shared";
 
 /** One state change of one key. `closed -> open` is the moment to set a `breaker_open{tier,key}` gauge to 1. */
 export interface TransitionEvent {
@@ -53,6 +53,18 @@ export interface BreakersOptions {
   onTransition?: (event: TransitionEvent) => void;
   /** How often idle entries are swept out, ms. Default: the config's `windowMs`. */
   sweepIntervalMs?: number;
+  /** State shared with other replicas (e.g. `RedisSharedBreakers`); off by default. */
+  shared?: SharedBreakerLink;
+}
+
+/** What Breakers need of a shared state: a say on who probes, and every local change to publish. */
+export interface SharedBreakerLink {
+  /** Called once by each Breakers the link is given to. */
+  attach(breakers: Breakers): void;
+  /** May this replica send the probe of `key`'s expired open? (One probe cluster-wide.) */
+  mayProbe(tier: Tier, key: string): boolean;
+  /** A local state change (never one applied from the shared state); `untilMs` for opens, on this clock. */
+  changed(event: TransitionEvent, untilMs: number | undefined): void;
 }
 
 interface Failure {
@@ -82,6 +94,7 @@ export class Breakers {
   readonly config: BreakerConfig;
   private readonly clock: Clock;
   private readonly onTransition: ((event: TransitionEvent) => void) | undefined;
+  private readonly shared: SharedBreakerLink | undefined;
   private readonly sweepIntervalMs: number;
   private readonly entries = new Map<string, Entry>();
   private readonly counters = new BreakerCounters();
@@ -94,6 +107,7 @@ export class Breakers {
     this.config = BreakerConfig.validate(config);
     this.clock = options.clock ?? systemClock;
     this.onTransition = options.onTransition;
+    this.shared = options.shared;
     const sweep = options.sweepIntervalMs ?? config.windowMs;
     // Infinity turns sweeping off; NaN or a negative would sweep on every call.
     if (!(sweep >= 0))
@@ -106,6 +120,27 @@ export class Breakers {
       const minimumVolume = config.minimumVolume ?? DEFAULT_MINIMUM_VOLUME;
       this.rate = { threshold, minimumVolume, buckets: config.buckets ?? DEFAULT_BUCKETS };
     }
+    this.shared?.attach(this);
+  }
+
+  /**
+   * Applies a state another replica published (`RedisSharedBreakers` calls this): open for `ms` (0: an
+   * expired open, waiting for its one probe) or closed. Reported with cause "shared", not published again.
+   */
+  applyShared(key: string, state: { value: "open"; ms: number } | { value: "closed" }): void {
+    const now = this.clock.now();
+    if (state.value === "closed") {
+      const entry = this.entries.get(key);
+      if (!entry || entry.state.value === "closed") return;
+      this.move(key, entry, { value: "closed" }, "shared", now);
+      this.entries.delete(key);
+      return;
+    }
+    const until = now + Math.min(Math.max(0, state.ms), MAX_OPEN_FOR_MS);
+    const entry = this.entry(key, now);
+    if (entry.state.value === "open" && entry.state.until >= until) return;
+    if (entry.state.value === "halfOpen") return; // this replica's probe is running: its outcome decides
+    this.move(key, entry, { value: "open", until }, "shared", now);
   }
 
   /** Entries held now (closed ones with recent calls or failures, open and half-open ones). */
@@ -119,7 +154,7 @@ export class Breakers {
     this.maybeSweep(now);
     const entry = this.entries.get(key);
     if (!entry) return allowed;
-    const refusal = this.refusal(entry, now);
+    const refusal = this.refusal(key, entry, now);
     if (refusal) {
       this.counters.refusals++;
       return refusal;
@@ -138,7 +173,7 @@ export class Breakers {
   peek(key: string): BreakerCheck {
     const entry = this.entries.get(key);
     if (!entry) return allowed;
-    return this.refusal(entry, this.clock.now()) ?? allowed;
+    return this.refusal(key, entry, this.clock.now()) ?? allowed;
   }
 
   /**
@@ -241,12 +276,16 @@ export class Breakers {
     return total >= rate.minimumVolume && failures >= rate.threshold * total;
   }
 
-  private refusal(entry: Entry, now: number): BreakerCheck | undefined {
+  private refusal(key: string, entry: Entry, now: number): BreakerCheck | undefined {
     const state = entry.state;
     if (state.value === "open" && now < state.until) {
       return { allowed: false, tier: this.tier, retryInMs: state.until - now };
     }
     if (state.value === "halfOpen" && now - state.probeStartedAt < this.config.openForMs) {
+      return { allowed: false, tier: this.tier, retryInMs: PROBE_RETRY_MS };
+    }
+    // an expired open (or a stale probe): only the replica holding the cluster's probe may send it
+    if (state.value !== "closed" && this.shared && !this.shared.mayProbe(this.tier, key)) {
       return { allowed: false, tier: this.tier, retryInMs: PROBE_RETRY_MS };
     }
     return undefined;
@@ -267,9 +306,12 @@ export class Breakers {
     entry.state = to;
     if (from === to.value) return;
     this.counters.transition(to.value, cause);
+    const event: TransitionEvent = { tier: this.tier, key, from, to: to.value, cause, at };
+    if (this.shared && cause !== "shared")
+      this.shared.changed(event, to.value === "open" ? to.until : undefined);
     if (!this.onTransition) return;
     try {
-      this.onTransition({ tier: this.tier, key, from, to: to.value, cause, at });
+      this.onTransition(event);
     } catch {
       // observability must not change the breaker's behaviour
     }

@@ -5,6 +5,7 @@ export {
   type BreakersOptions,
   PROBE_RETRY_MS,
   type Refusal,
+  type SharedBreakerLink,
   type StateName,
   type Tier,
   type TransitionCause,
@@ -20,4 +21,10 @@ export {
 } from "./config.js";
 export { BreakerConfigError } from "./errors.js";
 export type { BreakerMetrics, MetricSample } from "./metrics.js";
+export {
+  RedisSharedBreakers,
+  type RedisSharedBreakersOptions,
+  type SharedCommand,
+  type SharedRedisExec,
+} from "./redis-shared.js";
 export { type BreakerSignalLike, type BreakerVerdict, TwoTier, type TwoTierOptions } from "./two-tier.js";

@@ -1,4 +1,10 @@
-import { type BreakerCheck, Breakers, type Tier, type TransitionEvent } from "./breakers.js";
+import {
+  type BreakerCheck,
+  Breakers,
+  type SharedBreakerLink,
+  type Tier,
+  type TransitionEvent,
+} from "./breakers.js";
 import type { Clock } from "./clock.js";
 import { BreakerConfig } from "./config.js";
 import type { BreakerMetrics } from "./metrics.js";
@@ -25,6 +31,8 @@ export interface TwoTierOptions {
   /** Transitions of both tiers (the event names its tier). */
   onTransition?: (event: TransitionEvent) => void;
   sweepIntervalMs?: number;
+  /** State shared with other replicas, for both tiers (e.g. `RedisSharedBreakers`); off by default. */
+  shared?: SharedBreakerLink;
 }
 
 /** Per-target and per-provider breakers; the provider key (provider + API host) is built by the caller. */
@@ -33,10 +41,10 @@ export class TwoTier {
   readonly vendor: Breakers;
 
   constructor(options: TwoTierOptions = {}) {
-    const { clock, onTransition, sweepIntervalMs } = options;
-    const shared = { clock, onTransition, sweepIntervalMs };
-    this.deployment = new Breakers("deployment", options.deployment ?? BreakerConfig.deployment(), shared);
-    this.vendor = new Breakers("vendor", options.vendor ?? BreakerConfig.vendor(), shared);
+    const { clock, onTransition, sweepIntervalMs, shared } = options;
+    const common = { clock, onTransition, sweepIntervalMs, shared };
+    this.deployment = new Breakers("deployment", options.deployment ?? BreakerConfig.deployment(), common);
+    this.vendor = new Breakers("vendor", options.vendor ?? BreakerConfig.vendor(), common);
   }
 
   /**
