@@ -153,8 +153,11 @@ export function coldRateCredit(k: RateKeyState, replicas: number, t: number): nu
   return units;
 }
 
-/** Cold slots of a concurrency key without credit: a share of what others did not hold at the last reply. */
+/**
+ * Cold slots of a concurrency key without credit: a share of what neither others (at the last reply)
+ * nor this replica hold.
+ */
 export function coldSlotCredit(c: ConcurrencyKeyState, replicas: number): number {
-  const share = Math.min(c.tuning.localAllowance, 1) * (c.max - c.others);
+  const share = Math.min(c.tuning.localAllowance, 1) * (c.max - c.others - c.active);
   return Math.floor(share / replicas);
 }

@@ -25,14 +25,29 @@ export class ConcurrencyKeyState {
 
   constructor(
     readonly subject: string,
-    readonly storeKey: string,
-    readonly max: number,
-    readonly tuning: KeyTuning,
+    public storeKey: string,
+    public max: number,
+    public tuning: KeyTuning,
     readonly localOnly: boolean,
   ) {
     if (localOnly) {
       this.allowed = max;
       this.validUntil = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /**
+   * A new cap (a new store key): the slots held stay held and are reported to the new key at its
+   * first sync; slot credit of the old key is dropped.
+   */
+  recap(storeKey: string, max: number): void {
+    this.storeKey = storeKey;
+    this.max = max;
+    this.others = 0;
+    if (this.localOnly) this.allowed = max;
+    else {
+      this.allowed = this.active;
+      this.validUntil = Number.NEGATIVE_INFINITY;
     }
   }
 }

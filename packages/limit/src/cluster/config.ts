@@ -166,6 +166,11 @@ export interface LimiterOptions {
   tickMs?: number;
   /** Keys per round trip. Default 512. */
   maxKeysPerRound?: number;
+  /**
+   * Replicas expected in the service (from the orchestrator): the replica count until the store's
+   * registry first answers, so replicas that never reach the store share the limit. Default 1.
+   */
+  expectedReplicas?: number;
 }
 
 export type ResolvedOptions = Required<LimiterOptions>;
@@ -180,7 +185,11 @@ export const LIMITER_DEFAULTS = Object.freeze({
   roundTimeoutMs: 1_000,
   tickMs: 20,
   maxKeysPerRound: 512,
+  expectedReplicas: 1,
 } as const);
+
+/** Longest delay a Node timer holds (2^31 - 1 ms, about 24.8 days); timer and lease options are clamped to it. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** `<HOSTNAME | POD_NAME | "replica">-<8 lowercase hex>`. */
 export function defaultPodId(): string {
@@ -192,6 +201,20 @@ function positive(field: keyof LimiterOptions, value: number | undefined, fallba
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
     throw new InvalidOptionError(field, `must be a finite number > 0, got ${String(value)}`);
+  }
+  return value;
+}
+
+// Timer and lease options: a Node timer overflows past 2^31 - 1 ms (it fires at once), and a lease
+// that large would overflow the Lua scripts' integer TTLs; below 1 ms a timer is 1 ms anyway.
+function duration(field: keyof LimiterOptions, value: number | undefined, fallback: number): number {
+  return Math.min(MAX_TIMER_MS, Math.max(1, positive(field, value, fallback)));
+}
+
+function replicaCount(value: number | undefined): number {
+  if (value === undefined) return LIMITER_DEFAULTS.expectedReplicas;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw new InvalidOptionError("expectedReplicas", `must be a whole number >= 1, got ${String(value)}`);
   }
   return value;
 }
@@ -233,14 +256,15 @@ export function resolveOptions(options: LimiterOptions = {}): ResolvedOptions {
     podId: podIdOf(options.podId),
     onStoreUnavailable,
     lastMile,
-    heartbeatMs: positive("heartbeatMs", options.heartbeatMs, LIMITER_DEFAULTS.heartbeatMs),
-    slowSyncMs: positive("slowSyncMs", options.slowSyncMs, LIMITER_DEFAULTS.slowSyncMs),
-    leaseTtlMs: positive("leaseTtlMs", options.leaseTtlMs, LIMITER_DEFAULTS.leaseTtlMs),
-    roundTimeoutMs: positive("roundTimeoutMs", options.roundTimeoutMs, LIMITER_DEFAULTS.roundTimeoutMs),
-    tickMs: positive("tickMs", options.tickMs, LIMITER_DEFAULTS.tickMs),
+    heartbeatMs: duration("heartbeatMs", options.heartbeatMs, LIMITER_DEFAULTS.heartbeatMs),
+    slowSyncMs: duration("slowSyncMs", options.slowSyncMs, LIMITER_DEFAULTS.slowSyncMs),
+    leaseTtlMs: duration("leaseTtlMs", options.leaseTtlMs, LIMITER_DEFAULTS.leaseTtlMs),
+    roundTimeoutMs: duration("roundTimeoutMs", options.roundTimeoutMs, LIMITER_DEFAULTS.roundTimeoutMs),
+    tickMs: duration("tickMs", options.tickMs, LIMITER_DEFAULTS.tickMs),
     maxKeysPerRound: Math.max(
       1,
       Math.floor(positive("maxKeysPerRound", options.maxKeysPerRound, LIMITER_DEFAULTS.maxKeysPerRound)),
     ),
+    expectedReplicas: replicaCount(options.expectedReplicas),
   };
 }

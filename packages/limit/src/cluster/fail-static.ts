@@ -13,10 +13,13 @@ import type { RateKeyState } from "./rate-key.js";
  * here, with the store's window maths, as a store would count them for one replica.
  */
 
-// Local-only credit is held for good (a store lease that never expires in practice).
-const LOCAL_LEASE_MS = 1e15;
+// Local-only credit is re-checked at every window boundary, so its entry needs no lease beyond the
+// windows: it lives 2 x the largest window + 1 s past its last use, like a store key.
+const LOCAL_LEASE_MS = 0;
 // Fail-static decisions hold no credit: each takes units directly.
 const DIRECT_LEASE_MS = 1;
+// Expired entries go when touched; a full sweep every so many lookups bounds the rest.
+const SWEEP_EVERY = 4096;
 
 interface LocalEntry {
   states: WindowState[];
@@ -29,9 +32,21 @@ interface LocalEntry {
 /** Window counts of keys decided locally, by key; they outlive a policy object like store keys would. */
 export class LocalWindows {
   private readonly entries = new Map<string, LocalEntry>();
+  private lookups = 0;
+
+  /** Entries held (live or not yet swept). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Drops a key's counts (its subject was removed). */
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
 
   /** The live entry of `key` at store time `t` (a fresh one when absent or expired). */
   entry(key: string, windows: number, t: number): LocalEntry {
+    if (++this.lookups >= SWEEP_EVERY) this.sweep(t);
     let e = this.entries.get(key);
     if (e !== undefined && t > e.expiresAt) e = undefined;
     if (e === undefined) {
@@ -40,6 +55,11 @@ export class LocalWindows {
     }
     if (e.states.length !== windows) e.states = Array.from({ length: windows }, emptyWindow);
     return e;
+  }
+
+  private sweep(t: number): void {
+    this.lookups = 0;
+    for (const [key, e] of this.entries) if (t > e.expiresAt) this.entries.delete(key);
   }
 }
 

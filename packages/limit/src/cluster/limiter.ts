@@ -80,7 +80,7 @@ export class Limiter {
     this.service = this.options.service;
     this.store = store;
     this.clock = clock;
-    this.health = new StoreHealth(clock.monoMs(), clock.unixMs());
+    this.health = new StoreHealth(clock.monoMs(), clock.unixMs(), this.options.expectedReplicas);
     this.subjects = new SubjectTable(this.service, store !== undefined);
     this.rates = this.subjects.rates;
     this.caps = this.subjects.caps;
@@ -146,12 +146,19 @@ export class Limiter {
 
   /** Applies every entry and removes the subjects not listed; validates all entries before changing any. */
   syncPolicies(list: Iterable<PolicyEntry>): void {
+    const before = [...this.rates.values()];
     this.subjects.replaceAll(list);
+    for (const k of before) {
+      if (k.localOnly && this.rates.get(k.subject)?.storeKey !== k.storeKey)
+        this.localWindows.forget(k.storeKey);
+    }
   }
 
-  /** Forgets a subject (its store leases expire on their own). */
+  /** Forgets a subject (its store leases expire on their own; a local-only key's counts go at once). */
   remove(subject: string): void {
+    const k = this.rates.get(subject);
     this.subjects.remove(subject);
+    if (k?.localOnly) this.localWindows.forget(k.storeKey);
   }
 
   hasPolicy(subject: string): boolean {
@@ -173,7 +180,10 @@ export class Limiter {
   tryCheck(subject: string, cost = 1): Decision | undefined {
     if (cost !== 1) checkCost(cost);
     const k = this.rates.get(subject);
-    if (k === undefined) return this.caps.has(subject) ? UNLIMITED : undefined;
+    if (k === undefined) {
+      if (this.phase === "closed") throw new LimiterClosedError("check");
+      return this.caps.has(subject) ? UNLIMITED : undefined;
+    }
     return this.admit(k, cost, ALLOW_LOCAL) ?? this.decideNow(k, cost);
   }
 
@@ -200,7 +210,10 @@ export class Limiter {
   tryAdmit(subject: string, cost = 1): boolean | undefined {
     if (cost !== 1) checkCost(cost);
     const k = this.rates.get(subject);
-    if (k === undefined) return this.caps.has(subject) ? true : undefined;
+    if (k === undefined) {
+      if (this.phase === "closed") throw new LimiterClosedError("check");
+      return this.caps.has(subject) ? true : undefined;
+    }
     if (this.spend(k, cost, ALLOW_LOCAL) !== NO_CREDIT) return true;
     const d = this.decideNow(k, cost);
     return d === undefined ? undefined : d.kind !== "deny";

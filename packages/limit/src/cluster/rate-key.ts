@@ -77,7 +77,8 @@ export class RateKeyState {
   constructor(
     readonly subject: string,
     readonly storeKey: string,
-    readonly policy: RatePolicy,
+    /** Replaced in place by a tuning-only change (same store key), which keeps the live state. */
+    public policy: RatePolicy,
     readonly localOnly: boolean,
   ) {
     this.alg = policy.alg;

@@ -11,8 +11,8 @@ export class StoreHealth {
   /** Store ms minus local monotonic ms. */
   offset: number;
   private offsetMeasured = false;
-  /** Live replicas of the service at the last heartbeat (1 until the first). */
-  replicaCount = 1;
+  /** Live replicas of the service at the last heartbeat (`expectedReplicas` until the first). */
+  replicaCount: number;
   /** The last round trip failed. */
   failing = false;
   /** Local time of the last successful round trip. */
@@ -23,7 +23,8 @@ export class StoreHealth {
   /** The last store error (diagnostics). */
   lastError: unknown;
 
-  constructor(monoMs: number, unixMs: number) {
+  constructor(monoMs: number, unixMs: number, expectedReplicas = 1) {
+    this.replicaCount = expectedReplicas;
     this.offset = unixMs - monoMs;
     this.lastOk = monoMs;
   }
