@@ -1,7 +1,7 @@
 import type { Clock } from "../clock/clock.js";
 import { coarseClock } from "../clock/coarse-clock.js";
 import type { Store } from "../store/types.js";
-import { certainlyFull, coldRateCredit, denyFromView, waitForReplies } from "./admission.js";
+import { certainlyFull, coldRateCredit, denyFromView, overrunFits, waitForReplies } from "./admission.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
 import { type LimiterOptions, type RateLimitConfig, type ResolvedOptions, resolveOptions } from "./config.js";
 import {
@@ -301,21 +301,31 @@ export class Limiter {
 
   /** Waits for sync replies, at most redisTimeoutMs (see docs/protocol.md#s2-5). */
   private async waitForSync(k: RateKeyState, cost: number): Promise<Decision> {
-    const { result, timedOut } = await waitForReplies(this.clock, k, cost, k.policy.redisTimeoutMs, "check", {
-      attempt: () => this.admit(k, cost, ALLOW_SYNC),
-      kick: () => void this.exchange.syncAlone(k),
-      closed: () => this.phase === "closed",
-      storeFailing: () => this.health.failing,
-    });
+    const { result, timedOut } = await waitForReplies(
+      this.clock,
+      k,
+      cost,
+      this.health.waitBudgetMs(k.policy),
+      "check",
+      {
+        attempt: () => this.admit(k, cost, ALLOW_SYNC),
+        kick: () => void this.exchange.syncAlone(k),
+        closed: () => this.phase === "closed",
+        storeFailing: () => this.health.failing,
+      },
+    );
     const d = result ?? this.admit(k, cost, ALLOW_SYNC);
     if (d !== undefined) return d;
     const now = this.clock.monoMs();
     if (timedOut || this.health.failing) {
-      // No answer in time: admit beyond credit unless the view says the window is full.
-      if (!certainlyFull(k, cost, now + this.health.offset)) {
+      // No answer in time: admit beyond credit within this replica's share of what the view left.
+      const t = now + this.health.offset;
+      const answering = !this.health.failing;
+      if (overrunFits(k, cost, t, k.view.at + this.health.offset, this.health.replicas(), answering)) {
         k.admitted += cost;
+        k.overrunSinceView += cost;
         this.counts[ALLOW_OVERRUN]!++;
-        return allowWithFreshHeaders(k, now + this.health.offset);
+        return allowWithFreshHeaders(k, t);
       }
       return this.deny(k, cost, now, DENY_LOCAL, false);
     }

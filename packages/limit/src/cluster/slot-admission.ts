@@ -74,12 +74,19 @@ export class SlotAdmission {
   }
 
   private async waitForSlot(c: ConcurrencyKeyState): Promise<AcquireResult> {
-    const { result, timedOut } = await waitForReplies(this.clock, c, 1, c.tuning.redisTimeoutMs, "acquire", {
-      attempt: () => this.take(c, ALLOW_SYNC),
-      kick: () => void this.exchange.syncAlone(c),
-      closed: this.closed,
-      storeFailing: () => this.env.health.failing,
-    });
+    const { result, timedOut } = await waitForReplies(
+      this.clock,
+      c,
+      1,
+      this.env.health.waitBudgetMs(c.tuning),
+      "acquire",
+      {
+        attempt: () => this.take(c, ALLOW_SYNC),
+        kick: () => void this.exchange.syncAlone(c),
+        closed: this.closed,
+        storeFailing: () => this.env.health.failing,
+      },
+    );
     const decided = result ?? this.take(c, ALLOW_SYNC);
     if (decided !== undefined) return decided;
     // A slow store (no reply in time, none failed): the replica's even share of the slots others

@@ -2,6 +2,10 @@ import type { KeyTuning } from "./config.js";
 
 /** Each clock-offset sample after the first moves the offset this share of the way. */
 const OFFSET_GAIN = 0.2;
+/** Each round-trip sample moves the measured round trip this share of the way. */
+const RTT_GAIN = 0.2;
+/** A wait on a sync lasts up to this many measured round trips (within cacheTtlMs). */
+export const WAIT_RTT_FACTOR = 2;
 
 /**
  * What this replica knows of the store (see docs/protocol.md#s4): failing or not and since when, the
@@ -22,6 +26,8 @@ export class StoreHealth {
   failureCount = 0;
   /** The last store error (diagnostics). */
   lastError: unknown;
+  /** Measured round trip of a good round (moving average), ms; 0 until the first. */
+  rttMs = 0;
 
   constructor(monoMs: number, unixMs: number, expectedReplicas = 1) {
     this.replicaCount = expectedReplicas;
@@ -32,6 +38,14 @@ export class StoreHealth {
   /** The replica count as a divisor (never 0). */
   replicas(): number {
     return Math.max(this.replicaCount, 1);
+  }
+
+  /**
+   * How long a request waits on a sync: redisTimeoutMs, or longer when the store's measured round
+   * trip is: up to WAIT_RTT_FACTOR round trips, never past cacheTtlMs (docs/protocol.md#s2-5).
+   */
+  waitBudgetMs(tuning: KeyTuning): number {
+    return Math.max(tuning.redisTimeoutMs, Math.min(tuning.cacheTtlMs, WAIT_RTT_FACTOR * this.rttMs));
   }
 
   /** The store has been failing longer than the key's cacheTtlMs. */
@@ -63,6 +77,8 @@ export class StoreHealth {
       this.offset = this.offsetMeasured ? this.offset + OFFSET_GAIN * (sample - this.offset) : sample;
       this.offsetMeasured = true;
     }
+    const rtt = recv - sent;
+    this.rttMs = this.rttMs === 0 ? rtt : this.rttMs + RTT_GAIN * (rtt - this.rttMs);
     if (this.failing) this.recoveredAt = recv;
     this.failing = false;
     this.lastOk = recv;
