@@ -232,10 +232,10 @@ function text(field: keyof LimiterOptions, value: string | undefined, fallback: 
 // delete data that is not its own.
 function podIdOf(value: string | undefined): string {
   const pod = text("podId", value, defaultPodId);
-  if (/^w\d+$/.test(pod) || pod === "q" || pod.startsWith("L:") || pod.startsWith("Q:")) {
+  if (/^w\d+$/.test(pod) || pod === "q" || /^[LQP]:/.test(pod)) {
     throw new InvalidOptionError(
       "podId",
-      `${JSON.stringify(pod)} would clash with the store's own fields (w<n>, q, L:<pod>, Q:<pod>)`,
+      `${JSON.stringify(pod)} would clash with the store's own fields (w<n>, q, L:<pod>, Q:<pod>, P:<id>:<pod>)`,
     );
   }
   return pod;

@@ -263,10 +263,7 @@ export class Limiter {
       refreshLocalCredit(k, this.localWindows, now, t);
       return this.admit(k, cost, ALLOW_LOCAL) ?? this.deny(k, cost, now, DENY_LOCAL, false);
     }
-    if (this.health.isDegraded(k.policy, now)) {
-      const failOpen = this.options.onStoreUnavailable === "allow";
-      return decideDegraded(k, cost, t, this.health.replicas(), failOpen, this.localWindows, this.counts);
-    }
+    if (this.health.isDegraded(k.policy, now)) return this.decideDegraded(k, cost, now);
     if (k.isExhausted(now)) return this.deny(k, cost, now, DENY_LOCAL, true);
     if (k.view.answered && certainlyFull(k, cost, t)) {
       if (now - k.view.at <= k.policy.cacheTtlMs) {
@@ -299,7 +296,16 @@ export class Limiter {
     return decision;
   }
 
-  /** Waits for sync replies, at most redisTimeoutMs (see docs/protocol.md#s2-5). */
+  /** Fail-static or fail-open while the store is unavailable (see docs/protocol.md#s4). */
+  private decideDegraded(k: RateKeyState, cost: number, now: number): Decision {
+    const { offset } = this.health;
+    const failOpen = this.options.onStoreUnavailable === "allow";
+    const outage = { since: this.health.lastOk, viewT: k.view.at + offset };
+    const n = this.health.replicas();
+    return decideDegraded(k, cost, now + offset, n, failOpen, this.localWindows, this.counts, outage);
+  }
+
+  /** Waits for sync replies, redisTimeoutMs or a few measured round trips (see docs/protocol.md#s2-5). */
   private async waitForSync(k: RateKeyState, cost: number): Promise<Decision> {
     const { result, timedOut } = await waitForReplies(
       this.clock,
@@ -317,6 +323,7 @@ export class Limiter {
     const d = result ?? this.admit(k, cost, ALLOW_SYNC);
     if (d !== undefined) return d;
     const now = this.clock.monoMs();
+    if (this.health.isDegraded(k.policy, now)) return this.decideDegraded(k, cost, now);
     if (timedOut || this.health.failing) {
       // No answer in time: admit beyond credit within this replica's share of what the view left.
       const t = now + this.health.offset;

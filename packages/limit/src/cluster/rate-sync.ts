@@ -95,6 +95,8 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     want: recovering ? 0 : target - unused,
     need: recovering ? 0 : k.waiters,
     batch: recovering || k.waiters === 0 ? 0 : batchSize(k, replicas),
+    // a resent push (its round timed out, yet the store applied it) is charged once
+    ...(pending > 0 ? { pushId: k.pushId, pushTotal: pushedBefore + pending } : {}),
     allowance: Math.min(k.policy.localAllowance, 1),
     replicas,
     leaseTtlMs: options.leaseTtlMs,

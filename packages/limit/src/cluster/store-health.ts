@@ -6,6 +6,16 @@ const OFFSET_GAIN = 0.2;
 const RTT_GAIN = 0.2;
 /** A wait on a sync lasts up to this many measured round trips (within cacheTtlMs). */
 export const WAIT_RTT_FACTOR = 2;
+/** The smallest cacheTtlMs a key can have: a shorter gap between good rounds is no outage for any key. */
+const MIN_OUTAGE_MS = 50;
+/** After an outage, decisions stay fail-static until the store second it ended in is over. */
+const PACE_WINDOW_MS = 1000;
+
+/** A round trip in flight: when it was sent and whether it ended. */
+interface PendingRound {
+  sentAt: number;
+  done: boolean;
+}
 
 /**
  * What this replica knows of the store (see docs/protocol.md#s4): failing or not and since when, the
@@ -28,6 +38,14 @@ export class StoreHealth {
   lastError: unknown;
   /** Measured round trip of a good round (moving average), ms; 0 until the first. */
   rttMs = 0;
+  /** Times the store turned failing (a failed round or a round unanswered past cacheTtlMs) and recovered. */
+  failingCount = 0;
+  recoveredCount = 0;
+  /** Rounds in flight, oldest first (rounds end mostly in order, so the front is trimmed cheaply). */
+  private readonly pending: PendingRound[] = [];
+  /** The last outage (gap between good rounds) and the local time its pacing ends. */
+  private outageMs = 0;
+  private paceUntil = Number.NEGATIVE_INFINITY;
 
   constructor(monoMs: number, unixMs: number, expectedReplicas = 1) {
     this.replicaCount = expectedReplicas;
@@ -48,14 +66,52 @@ export class StoreHealth {
     return Math.max(tuning.redisTimeoutMs, Math.min(tuning.cacheTtlMs, WAIT_RTT_FACTOR * this.rttMs));
   }
 
-  /** The store has been failing longer than the key's cacheTtlMs. */
+  /**
+   * Decisions are the replica's own (fail-static or fail-open, docs/protocol.md#s4): no good round for
+   * longer than the key's cacheTtlMs while a round failed or one is still unanswered, or the store
+   * second in which such an outage ended is not over yet (recovery is paced).
+   */
   isDegraded(tuning: KeyTuning, now: number): boolean {
-    return this.failing && now - this.lastOk > tuning.cacheTtlMs;
+    const ttl = tuning.cacheTtlMs;
+    if (now - this.lastOk > ttl && (this.failing || now - this.oldestPending(now) > ttl)) return true;
+    return now < this.paceUntil && this.outageMs > ttl;
   }
 
-  /** Failing, or just recovered: no new credit is asked for or taken (see docs/protocol.md#s4). */
+  /** Failing, just recovered, or pacing a recovery: no new credit is asked for or taken (see docs/protocol.md#s4). */
   isRecovering(tuning: KeyTuning, now: number, tickMs: number): boolean {
-    return this.failing || now - this.recoveredAt < 2 * Math.max(tuning.syncIntervalMs, tickMs);
+    return (
+      this.failing ||
+      now - this.recoveredAt < 2 * Math.max(tuning.syncIntervalMs, tickMs) ||
+      (now < this.paceUntil && this.outageMs > tuning.cacheTtlMs)
+    );
+  }
+
+  /** A round trip leaves now; call `roundEnded` with the token when it ends either way. */
+  roundStarted(now: number): PendingRound {
+    const round = { sentAt: now, done: false };
+    this.pending.push(round);
+    return round;
+  }
+
+  roundEnded(round: PendingRound): void {
+    round.done = true;
+    while (this.pending.length > 0 && this.pending[0]!.done) this.pending.shift();
+  }
+
+  /** Send time of the oldest round still in flight (`now` when none). */
+  private oldestPending(now: number): number {
+    for (const r of this.pending) if (!r.done) return r.sentAt;
+    return now;
+  }
+
+  /**
+   * The registry's count. Within 3 heartbeats of a recovery the count does not drop: replicas that
+   * have not reconnected yet (or a store restarted empty) would otherwise make the first one back
+   * take the whole limit.
+   */
+  setReplicas(n: number, now: number, liveWindowMs: number): void {
+    const count = Math.max(1, n);
+    this.replicaCount = now - this.recoveredAt < liveWindowMs ? Math.max(this.replicaCount, count) : count;
   }
 
   /** A failed round trip; true when the store just started failing. */
@@ -64,6 +120,7 @@ export class StoreHealth {
     this.failureCount++;
     const started = !this.failing;
     this.failing = true;
+    if (started) this.failingCount++;
     return started;
   }
 
@@ -79,7 +136,18 @@ export class StoreHealth {
     }
     const rtt = recv - sent;
     this.rttMs = this.rttMs === 0 ? rtt : this.rttMs + RTT_GAIN * (rtt - this.rttMs);
-    if (this.failing) this.recoveredAt = recv;
+    const gapStart = this.failing ? this.lastOk : sent;
+    if (this.failing) {
+      this.recoveredAt = recv;
+      this.recoveredCount++;
+    }
+    // An outage: rounds failed since the last good one, or this one stalled.
+    const gap = recv - gapStart;
+    if (gap > MIN_OUTAGE_MS) {
+      this.outageMs = gap;
+      const t = recv + this.offset;
+      this.paceUntil = (Math.floor(t / PACE_WINDOW_MS) + 1) * PACE_WINDOW_MS - this.offset;
+    }
     this.failing = false;
     this.lastOk = recv;
   }
