@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { FIXED_WINDOW, SLIDING_WINDOW, TOKEN_BUCKET } from "../store/algorithm-code.js";
 import type { AlgorithmCode, WindowSpec } from "../store/types.js";
 import { InvalidOptionError, InvalidPolicyError } from "./errors.js";
+import type { LimiterEventListener } from "./events.js";
 
 /** The three window algorithms, as a policy names them. */
 export type RateAlgorithm = "fixed_window" | "sliding_window" | "token_bucket";
@@ -171,9 +172,13 @@ export interface LimiterOptions {
    * registry first answers, so replicas that never reach the store share the limit. Default 1.
    */
   expectedReplicas?: number;
+  /** Called when the store turns failing or recovers, and on each overrun. A listener that throws is ignored. */
+  onEvent?: LimiterEventListener;
 }
 
-export type ResolvedOptions = Required<LimiterOptions>;
+export type ResolvedOptions = Required<Omit<LimiterOptions, "onEvent">> & {
+  onEvent: LimiterEventListener | undefined;
+};
 
 export const LIMITER_DEFAULTS = Object.freeze({
   service: "resil",
@@ -215,6 +220,13 @@ function replicaCount(value: number | undefined): number {
   if (value === undefined) return LIMITER_DEFAULTS.expectedReplicas;
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
     throw new InvalidOptionError("expectedReplicas", `must be a whole number >= 1, got ${String(value)}`);
+  }
+  return value;
+}
+
+function listenerOf(value: LimiterEventListener | undefined): LimiterEventListener | undefined {
+  if (value !== undefined && typeof value !== "function") {
+    throw new InvalidOptionError("onEvent", "must be a function");
   }
   return value;
 }
@@ -266,5 +278,6 @@ export function resolveOptions(options: LimiterOptions = {}): ResolvedOptions {
       Math.floor(positive("maxKeysPerRound", options.maxKeysPerRound, LIMITER_DEFAULTS.maxKeysPerRound)),
     ),
     expectedReplicas: replicaCount(options.expectedReplicas),
+    onEvent: listenerOf(options.onEvent),
   };
 }

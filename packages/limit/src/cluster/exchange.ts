@@ -118,7 +118,7 @@ export class Exchange {
       checkReply(request, reply);
     } catch (err) {
       env.health.roundEnded(pending);
-      if (env.health.recordFailure(err)) this.distrustCredit();
+      if (env.health.recordFailure(err, this.clock.monoMs())) this.distrustCredit();
       for (const s of rates) revertRateSend(s);
       for (const s of caps) revertConcurrencySend(s);
       return;

@@ -3,7 +3,13 @@ import { coarseClock } from "../clock/coarse-clock.js";
 import type { Store } from "../store/types.js";
 import { certainlyFull, coldRateCredit, denyFromView, overrunFits, waitForReplies } from "./admission.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
-import { type LimiterOptions, type RateLimitConfig, type ResolvedOptions, resolveOptions } from "./config.js";
+import {
+  type LimiterOptions,
+  RATE_DEFAULTS,
+  type RateLimitConfig,
+  type ResolvedOptions,
+  resolveOptions,
+} from "./config.js";
 import {
   type AcquireResult,
   ALLOW_COLD,
@@ -18,6 +24,7 @@ import {
   UNLIMITED,
 } from "./decision.js";
 import { InvalidCostError, LimiterClosedError } from "./errors.js";
+import { emitEvent } from "./events.js";
 import { Exchange } from "./exchange.js";
 import { decideDegraded, LocalWindows, refreshLocalCredit } from "./fail-static.js";
 import { allowWithFreshHeaders, overCapacityDecision } from "./headers.js";
@@ -80,7 +87,12 @@ export class Limiter {
     this.service = this.options.service;
     this.store = store;
     this.clock = clock;
-    this.health = new StoreHealth(clock.monoMs(), clock.unixMs(), this.options.expectedReplicas);
+    this.health = new StoreHealth(
+      clock.monoMs(),
+      clock.unixMs(),
+      this.options.expectedReplicas,
+      this.options.onEvent,
+    );
     this.subjects = new SubjectTable(this.service, store !== undefined);
     this.rates = this.subjects.rates;
     this.caps = this.subjects.caps;
@@ -332,6 +344,7 @@ export class Limiter {
         k.admitted += cost;
         k.overrunSinceView += cost;
         this.counts[ALLOW_OVERRUN]!++;
+        emitEvent(this.options.onEvent, { type: "overrun", subject: k.subject, at: now });
         return allowWithFreshHeaders(k, t);
       }
       return this.deny(k, cost, now, DENY_LOCAL, false);
@@ -421,6 +434,12 @@ export class Limiter {
         active: [...this.caps.values()].map((c) => ({ subject: c.subject, active: c.active })),
         sync: this.exchange.syncSeconds,
         failures: this.health.failureCount,
+        store: {
+          failing: this.health.failing || this.health.isDegraded(RATE_DEFAULTS, now),
+          outages: this.health.failingCount,
+          recoveries: this.health.recoveredCount,
+          rttMs: this.health.rttMs,
+        },
       });
     }
     return this.metricsCache;

@@ -11,7 +11,9 @@ export interface LimiterMetrics {
   at: number;
   /**
    * `resil_decisions_total{svc,outcome,mode}`, `resil_replicas{svc}`, `resil_active{svc,key}`,
-   * `resil_sync_seconds_bucket{svc,le}` / `_sum` / `_count`, `resil_sync_failures_total{svc}`.
+   * `resil_sync_seconds_bucket{svc,le}` / `_sum` / `_count`, `resil_sync_failures_total{svc}`,
+   * `resil_store_failing{svc}`, `resil_store_outages_total{svc}`, `resil_store_recoveries_total{svc}`,
+   * `resil_sync_rtt_seconds{svc}` (the measured round trip the waits adapt to).
    */
   samples: MetricSample[];
 }
@@ -59,6 +61,15 @@ export interface MetricsSource {
   active: ReadonlyArray<{ subject: string; active: number }>;
   sync: SyncHistogram;
   failures: number;
+  store: {
+    /** Failing now (a round failed, or one is unanswered past the default cacheTtlMs). */
+    failing: boolean;
+    /** Times the store turned failing, and recovered. */
+    outages: number;
+    recoveries: number;
+    /** Measured round trip, ms. */
+    rttMs: number;
+  };
 }
 
 export function snapshotMetrics(src: MetricsSource): LimiterMetrics {
@@ -83,6 +94,10 @@ export function snapshotMetrics(src: MetricsSource): LimiterMetrics {
   samples.push({ name: "resil_sync_seconds_sum", labels: { svc }, value: src.sync.sum });
   samples.push({ name: "resil_sync_seconds_count", labels: { svc }, value: src.sync.total });
   samples.push({ name: "resil_sync_failures_total", labels: { svc }, value: src.failures });
+  samples.push({ name: "resil_store_failing", labels: { svc }, value: src.store.failing ? 1 : 0 });
+  samples.push({ name: "resil_store_outages_total", labels: { svc }, value: src.store.outages });
+  samples.push({ name: "resil_store_recoveries_total", labels: { svc }, value: src.store.recoveries });
+  samples.push({ name: "resil_sync_rtt_seconds", labels: { svc }, value: src.store.rttMs / 1000 });
   return { at: src.unixMs, samples };
 }
 

@@ -13,6 +13,7 @@ import {
   DENY_SYNC,
 } from "./decision.js";
 import { LimiterClosedError } from "./errors.js";
+import { emitEvent } from "./events.js";
 import type { Exchange } from "./exchange.js";
 import { degradedSlotFree } from "./fail-static.js";
 import { CREDIT_TRUST, type SyncEnv } from "./sync-maths.js";
@@ -92,6 +93,7 @@ export class SlotAdmission {
     // A slow store (no reply in time, none failed): the replica's even share of the slots others
     // did not hold at the last reply, counting the slots it holds (see docs/protocol.md#s3-7).
     if (timedOut && !this.env.health.failing && c.active < overrunSlots(c, this.env.health.replicas())) {
+      emitEvent(this.env.options.onEvent, { type: "overrun", subject: c.subject, at: this.clock.monoMs() });
       return this.granted(c, ALLOW_OVERRUN);
     }
     return this.denied(c, DENY_SYNC);

@@ -1,4 +1,5 @@
 import type { KeyTuning } from "./config.js";
+import { emitEvent, type LimiterEventListener } from "./events.js";
 
 /** Each clock-offset sample after the first moves the offset this share of the way. */
 const OFFSET_GAIN = 0.2;
@@ -47,7 +48,15 @@ export class StoreHealth {
   private outageMs = 0;
   private paceUntil = Number.NEGATIVE_INFINITY;
 
-  constructor(monoMs: number, unixMs: number, expectedReplicas = 1) {
+  /** A stall (a round unanswered past cacheTtlMs, no failure) was reported and has not ended. */
+  private stalled = false;
+
+  constructor(
+    monoMs: number,
+    unixMs: number,
+    expectedReplicas = 1,
+    private readonly onEvent?: LimiterEventListener,
+  ) {
     this.replicaCount = expectedReplicas;
     this.offset = unixMs - monoMs;
     this.lastOk = monoMs;
@@ -73,7 +82,17 @@ export class StoreHealth {
    */
   isDegraded(tuning: KeyTuning, now: number): boolean {
     const ttl = tuning.cacheTtlMs;
-    if (now - this.lastOk > ttl && (this.failing || now - this.oldestPending(now) > ttl)) return true;
+    if (now - this.lastOk > ttl) {
+      if (this.failing) return true;
+      if (now - this.oldestPending(now) > ttl) {
+        if (!this.stalled) {
+          this.stalled = true;
+          this.failingCount++;
+          emitEvent(this.onEvent, { type: "storeFailing", cause: "stalled", at: now });
+        }
+        return true;
+      }
+    }
     return now < this.paceUntil && this.outageMs > ttl;
   }
 
@@ -115,12 +134,15 @@ export class StoreHealth {
   }
 
   /** A failed round trip; true when the store just started failing. */
-  recordFailure(err: unknown): boolean {
+  recordFailure(err: unknown, at: number): boolean {
     this.lastError = err;
     this.failureCount++;
     const started = !this.failing;
     this.failing = true;
-    if (started) this.failingCount++;
+    if (started && !this.stalled) {
+      this.failingCount++;
+      emitEvent(this.onEvent, { type: "storeFailing", cause: "error", error: err, at });
+    }
     return started;
   }
 
@@ -137,9 +159,11 @@ export class StoreHealth {
     const rtt = recv - sent;
     this.rttMs = this.rttMs === 0 ? rtt : this.rttMs + RTT_GAIN * (rtt - this.rttMs);
     const gapStart = this.failing ? this.lastOk : sent;
-    if (this.failing) {
-      this.recoveredAt = recv;
+    if (this.failing) this.recoveredAt = recv;
+    if (this.failing || this.stalled) {
       this.recoveredCount++;
+      this.stalled = false;
+      emitEvent(this.onEvent, { type: "storeRecovered", outageMs: recv - this.lastOk, at: recv });
     }
     // An outage: rounds failed since the last good one, or this one stalled.
     const gap = recv - gapStart;
