@@ -25,7 +25,7 @@ export class ConcurrencyKeyState {
 
   constructor(
     readonly subject: string,
-    public storeKey: string,
+    readonly storeKey: string,
     public max: number,
     public tuning: KeyTuning,
     readonly localOnly: boolean,
@@ -37,13 +37,11 @@ export class ConcurrencyKeyState {
   }
 
   /**
-   * A new cap (a new store key): the slots held stay held and are reported to the new key at its
-   * first sync; slot credit of the old key is dropped.
+   * A new cap: the slots held stay held (the store key counts them, whatever the cap); slot credit
+   * granted under the old cap is dropped, so the next slot is asked for under the new one.
    */
-  recap(storeKey: string, max: number): void {
-    this.storeKey = storeKey;
+  recap(max: number): void {
     this.max = max;
-    this.others = 0;
     if (this.localOnly) this.allowed = max;
     else {
       this.allowed = this.active;

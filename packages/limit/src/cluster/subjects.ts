@@ -105,9 +105,9 @@ export class SubjectTable {
       // the same local-only status keeps the slots held: a new tuning or cap applies in place
       if (old !== undefined && old.localOnly === localOnly) {
         old.tuning = tuning;
-        if (old.max !== max) old.recap(concurrencyStoreKey(this.service, subject, max), max);
+        if (old.max !== max) old.recap(max);
       } else {
-        const key = concurrencyStoreKey(this.service, subject, max);
+        const key = concurrencyStoreKey(this.service, subject);
         this.caps.set(subject, new ConcurrencyKeyState(subject, key, max, tuning, localOnly));
       }
     }

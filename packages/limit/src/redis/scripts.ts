@@ -330,7 +330,7 @@ export const CONCURRENCY_SCRIPT: LuaScript<ConcurrencyScriptKey, ConcurrencyScri
   keys: ["hash"],
   argv: ["pod", "active", "unused", "want", "need", "max", "allowance", "replicas", "ttl", "now"],
   source: `${PRELUDE}
-local key = KEYS[1]                    -- cc2:{<service>:<subject>}:<max>
+local key = KEYS[1]                    -- cc3:{<service>:<subject>}
 local pod = ARGV[1]                    -- this replica
 local active = tonumber(ARGV[2])       -- slots this replica holds now (absolute)
 local unused = tonumber(ARGV[3])       -- allowed but not active, kept

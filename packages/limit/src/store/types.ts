@@ -76,7 +76,7 @@ export interface RateReply {
 
 /** Report the absolute number of active slots of one concurrency key and ask for more. */
 export interface ConcurrencyRequest {
-  /** Store key, `cc2:{<service>:<subject>}:<max>`. */
+  /** Store key, `cc3:{<service>:<subject>}`. */
   key: string;
   pod: string;
   active: number;
