@@ -46,6 +46,24 @@ export const CATALOG: Readonly<Record<string, CatalogEntry>> = {
     unit: "1",
     description: "1 while the limiter's store is failing (decisions are fail-static), else 0",
   },
+  resil_store_outages_total: {
+    name: "resil.limiter.store.outages",
+    kind: "counter",
+    unit: "{outage}",
+    description: "Times the limiter's store turned failing",
+  },
+  resil_store_recoveries_total: {
+    name: "resil.limiter.store.recoveries",
+    kind: "counter",
+    unit: "{recovery}",
+    description: "Times the limiter's store recovered after failing",
+  },
+  resil_sync_rtt_seconds: {
+    name: "resil.limiter.sync.rtt",
+    kind: "gauge",
+    unit: "s",
+    description: "Measured round trip to the store (the sync waits adapt to it)",
+  },
   resil_slots_active: {
     name: "resil.limiter.slots.active",
     kind: "gauge",

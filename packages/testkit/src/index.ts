@@ -2,6 +2,16 @@ export { NO_REDIS_MESSAGE, serverBinaries, which } from "./binary.js";
 export { type RedisClusterHandle, startCluster } from "./cluster.js";
 export { commandCalls, DelayedExec } from "./delayed-exec.js";
 export type { AdapterModule, ExecHandle, LimiterAdapter } from "./exec-handle.js";
+export {
+  FaultExec,
+  type FaultRun,
+  loadWithFaults,
+  RIG_LIMIT,
+  RIG_POLICY,
+  type Rig,
+  startRig,
+} from "./fault-rig.js";
+export { describeFaultScenarios } from "./fault-scenarios.js";
 export { describeLimiterScenarios } from "./limiter-scenarios.js";
 export {
   driveLoad,

@@ -91,6 +91,7 @@ export async function runParity(opts: ParityOptions): Promise<ParityReport> {
     const max = int(1, 19);
     const keys = keysOf(c);
     let now = 1.75e12 + rnd() * 1e6;
+    const pushTotals = new Map<string, number>();
 
     for (let s = 0; s < steps; s++) {
       now += rnd() * 400;
@@ -112,6 +113,15 @@ export async function runParity(opts: ParityOptions): Promise<ParityReport> {
         replicas: int(1, 4),
         leaseTtlMs: rnd() < 0.5 ? 300 : 3000,
       };
+      // extension: idempotent pushes on half the asks; a quarter of those resend (part of) an earlier push
+      if (rnd() < 0.5) {
+        const id = `${pod}-${int(1, 2)}`;
+        const pushed = pushTotals.get(id) ?? 0;
+        const base = rnd() < 0.25 ? Math.max(0, pushed - int(0, 20)) : pushed;
+        rate.pushId = id;
+        rate.pushTotal = base + rate.hits + rate.hitsOld;
+        pushTotals.set(id, Math.max(pushed, rate.pushTotal));
+      }
       const concurrency: ConcurrencyRequest = {
         key: keys.concurrency,
         pod,

@@ -289,7 +289,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         rates: [rate(keys[i]!, { hits: i + 1 })],
         concurrency: [
           {
-            key: concurrencyStoreKey("svc{x}\n", HOSTILE_SUBJECTS[i]!, 4),
+            key: concurrencyStoreKey("svc{x}\n", HOSTILE_SUBJECTS[i]!),
             pod: "a",
             active: 1,
             unused: 0,
@@ -311,7 +311,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       }
       // one subject's keys share a slot: the rate and concurrency scripts of a subject meet one node
       for (const s of HOSTILE_SUBJECTS) {
-        expect(keySlot(rateStoreKey("svc", s, hash))).toBe(keySlot(concurrencyStoreKey("svc", s, 4)));
+        expect(keySlot(rateStoreKey("svc", s, hash))).toBe(keySlot(concurrencyStoreKey("svc", s)));
       }
     });
 
@@ -371,7 +371,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       const rates = HOSTILE_SUBJECTS.map((s, i) => rate(rateStoreKey("svc", s, hash), { hits: i + 1 }));
       const request = (now: number) => ({
         now,
-        releases: HOSTILE_SUBJECTS.map((s) => ({ key: concurrencyStoreKey("svc", s, 2), pod: "gone" })),
+        releases: HOSTILE_SUBJECTS.map((s) => ({ key: concurrencyStoreKey("svc", s), pod: "gone" })),
         rates: rates.map((r) => ({ ...r })),
         concurrency: [],
         heartbeat: { key: registryStoreKey("svc"), pod: "a", windowMs: 3000, leave: false },

@@ -133,6 +133,32 @@ export function certainlyFull(k: RateKeyState, cost: number, t: number): boolean
 }
 
 /**
+ * Whether a request decided without a reply (an overrun) fits this replica's share of what its view
+ * left (see docs/protocol.md#s2-5): the view's free units at `t`, less the credit others held, this
+ * replica's unused credit and the admits the store has not seen, split over the replicas, counting
+ * the overruns since that view. Only in the window the view was taken in (others get a later
+ * window's credit from the store meanwhile). A store that answers, only late (`storeAnswering`),
+ * keeps granting the free units to other replicas: then only a replica alone (N = 1) overruns.
+ */
+export function overrunFits(
+  k: RateKeyState,
+  cost: number,
+  t: number,
+  viewT: number,
+  replicas: number,
+  storeAnswering: boolean,
+): boolean {
+  if (storeAnswering && replicas > 1) return false;
+  if (Math.floor(t / k.minWindowMs) !== Math.floor(viewT / k.minWindowMs)) return false;
+  const before = k.view.reservedOthers + k.localExtra() - k.overrunSinceView + k.unused();
+  for (let i = 0; i < k.windows.length; i++) {
+    const left = free(k.alg, k.windows[i]!, k.view.windows[i]!, t) - before;
+    if (k.overrunSinceView + cost > Math.floor(Math.max(0, left) / replicas)) return false;
+  }
+  return true;
+}
+
+/**
  * Cold credit of a rate key without credit (docs/protocol.md#s2-4): an unreserved share of each
  * limit (allowance / replicas, at most one sync interval's worth), within what the view shows free.
  */
@@ -153,8 +179,11 @@ export function coldRateCredit(k: RateKeyState, replicas: number, t: number): nu
   return units;
 }
 
-/** Cold slots of a concurrency key without credit: a share of what others did not hold at the last reply. */
+/**
+ * Cold slots of a concurrency key without credit: a share of what neither others (at the last reply)
+ * nor this replica hold.
+ */
 export function coldSlotCredit(c: ConcurrencyKeyState, replicas: number): number {
-  const share = Math.min(c.tuning.localAllowance, 1) * (c.max - c.others);
+  const share = Math.min(c.tuning.localAllowance, 1) * (c.max - c.others - c.active);
   return Math.floor(share / replicas);
 }

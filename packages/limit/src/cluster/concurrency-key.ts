@@ -26,13 +26,26 @@ export class ConcurrencyKeyState {
   constructor(
     readonly subject: string,
     readonly storeKey: string,
-    readonly max: number,
-    readonly tuning: KeyTuning,
+    public max: number,
+    public tuning: KeyTuning,
     readonly localOnly: boolean,
   ) {
     if (localOnly) {
       this.allowed = max;
       this.validUntil = Number.POSITIVE_INFINITY;
+    }
+  }
+
+  /**
+   * A new cap: the slots held stay held (the store key counts them, whatever the cap); slot credit
+   * granted under the old cap is dropped, so the next slot is asked for under the new one.
+   */
+  recap(max: number): void {
+    this.max = max;
+    if (this.localOnly) this.allowed = max;
+    else {
+      this.allowed = this.active;
+      this.validUntil = Number.NEGATIVE_INFINITY;
     }
   }
 }

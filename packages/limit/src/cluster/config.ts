@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { FIXED_WINDOW, SLIDING_WINDOW, TOKEN_BUCKET } from "../store/algorithm-code.js";
 import type { AlgorithmCode, WindowSpec } from "../store/types.js";
 import { InvalidOptionError, InvalidPolicyError } from "./errors.js";
+import type { LimiterEventListener } from "./events.js";
 
 /** The three window algorithms, as a policy names them. */
 export type RateAlgorithm = "fixed_window" | "sliding_window" | "token_bucket";
@@ -166,9 +167,18 @@ export interface LimiterOptions {
   tickMs?: number;
   /** Keys per round trip. Default 512. */
   maxKeysPerRound?: number;
+  /**
+   * Replicas expected in the service (from the orchestrator): the replica count until the store's
+   * registry first answers, so replicas that never reach the store share the limit. Default 1.
+   */
+  expectedReplicas?: number;
+  /** Called when the store turns failing or recovers, and on each overrun. A listener that throws is ignored. */
+  onEvent?: LimiterEventListener;
 }
 
-export type ResolvedOptions = Required<LimiterOptions>;
+export type ResolvedOptions = Required<Omit<LimiterOptions, "onEvent">> & {
+  onEvent: LimiterEventListener | undefined;
+};
 
 export const LIMITER_DEFAULTS = Object.freeze({
   service: "resil",
@@ -180,7 +190,11 @@ export const LIMITER_DEFAULTS = Object.freeze({
   roundTimeoutMs: 1_000,
   tickMs: 20,
   maxKeysPerRound: 512,
+  expectedReplicas: 1,
 } as const);
+
+/** Longest delay a Node timer holds (2^31 - 1 ms, about 24.8 days); timer and lease options are clamped to it. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** `<HOSTNAME | POD_NAME | "replica">-<8 lowercase hex>`. */
 export function defaultPodId(): string {
@@ -192,6 +206,27 @@ function positive(field: keyof LimiterOptions, value: number | undefined, fallba
   if (value === undefined) return fallback;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
     throw new InvalidOptionError(field, `must be a finite number > 0, got ${String(value)}`);
+  }
+  return value;
+}
+
+// Timer and lease options: a Node timer overflows past 2^31 - 1 ms (it fires at once), and a lease
+// that large would overflow the Lua scripts' integer TTLs; below 1 ms a timer is 1 ms anyway.
+function duration(field: keyof LimiterOptions, value: number | undefined, fallback: number): number {
+  return Math.min(MAX_TIMER_MS, Math.max(1, positive(field, value, fallback)));
+}
+
+function replicaCount(value: number | undefined): number {
+  if (value === undefined) return LIMITER_DEFAULTS.expectedReplicas;
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) {
+    throw new InvalidOptionError("expectedReplicas", `must be a whole number >= 1, got ${String(value)}`);
+  }
+  return value;
+}
+
+function listenerOf(value: LimiterEventListener | undefined): LimiterEventListener | undefined {
+  if (value !== undefined && typeof value !== "function") {
+    throw new InvalidOptionError("onEvent", "must be a function");
   }
   return value;
 }
@@ -209,10 +244,10 @@ function text(field: keyof LimiterOptions, value: string | undefined, fallback: 
 // delete data that is not its own.
 function podIdOf(value: string | undefined): string {
   const pod = text("podId", value, defaultPodId);
-  if (/^w\d+$/.test(pod) || pod === "q" || pod.startsWith("L:") || pod.startsWith("Q:")) {
+  if (/^w\d+$/.test(pod) || pod === "q" || /^[LQP]:/.test(pod)) {
     throw new InvalidOptionError(
       "podId",
-      `${JSON.stringify(pod)} would clash with the store's own fields (w<n>, q, L:<pod>, Q:<pod>)`,
+      `${JSON.stringify(pod)} would clash with the store's own fields (w<n>, q, L:<pod>, Q:<pod>, P:<id>:<pod>)`,
     );
   }
   return pod;
@@ -233,14 +268,16 @@ export function resolveOptions(options: LimiterOptions = {}): ResolvedOptions {
     podId: podIdOf(options.podId),
     onStoreUnavailable,
     lastMile,
-    heartbeatMs: positive("heartbeatMs", options.heartbeatMs, LIMITER_DEFAULTS.heartbeatMs),
-    slowSyncMs: positive("slowSyncMs", options.slowSyncMs, LIMITER_DEFAULTS.slowSyncMs),
-    leaseTtlMs: positive("leaseTtlMs", options.leaseTtlMs, LIMITER_DEFAULTS.leaseTtlMs),
-    roundTimeoutMs: positive("roundTimeoutMs", options.roundTimeoutMs, LIMITER_DEFAULTS.roundTimeoutMs),
-    tickMs: positive("tickMs", options.tickMs, LIMITER_DEFAULTS.tickMs),
+    heartbeatMs: duration("heartbeatMs", options.heartbeatMs, LIMITER_DEFAULTS.heartbeatMs),
+    slowSyncMs: duration("slowSyncMs", options.slowSyncMs, LIMITER_DEFAULTS.slowSyncMs),
+    leaseTtlMs: duration("leaseTtlMs", options.leaseTtlMs, LIMITER_DEFAULTS.leaseTtlMs),
+    roundTimeoutMs: duration("roundTimeoutMs", options.roundTimeoutMs, LIMITER_DEFAULTS.roundTimeoutMs),
+    tickMs: duration("tickMs", options.tickMs, LIMITER_DEFAULTS.tickMs),
     maxKeysPerRound: Math.max(
       1,
       Math.floor(positive("maxKeysPerRound", options.maxKeysPerRound, LIMITER_DEFAULTS.maxKeysPerRound)),
     ),
+    expectedReplicas: replicaCount(options.expectedReplicas),
+    onEvent: listenerOf(options.onEvent),
   };
 }

@@ -112,21 +112,24 @@ export class Exchange {
     }
     this.roundCount++;
     let reply: RoundReply;
+    const pending = env.health.roundStarted(now);
     try {
       reply = await boundedRoundTrip(this.clock, store, request, env.options.roundTimeoutMs);
       checkReply(request, reply);
     } catch (err) {
-      if (env.health.recordFailure(err)) this.distrustCredit();
+      env.health.roundEnded(pending);
+      if (env.health.recordFailure(err, this.clock.monoMs())) this.distrustCredit();
       for (const s of rates) revertRateSend(s);
       for (const s of caps) revertConcurrencySend(s);
       return;
     }
+    env.health.roundEnded(pending);
     const recv = this.clock.monoMs();
     this.syncSeconds.observe((recv - now) / 1000);
     const storeNow = reply.heartbeat?.now ?? reply.rates[0]?.now ?? reply.concurrency[0]?.now;
     env.health.recordReply(now, recv, storeNow);
     if (reply.heartbeat !== undefined && heartbeat === "join") {
-      env.health.replicaCount = Math.max(1, reply.heartbeat.replicas);
+      env.health.setReplicas(reply.heartbeat.replicas, recv, 3 * env.options.heartbeatMs);
     }
     for (let i = 0; i < rates.length; i++) applyRateReply(env, rates[i]!, reply.rates[i]!, recv, this.closed);
     for (let i = 0; i < caps.length; i++)
@@ -154,7 +157,17 @@ function boundedRoundTrip(
   ms: number,
 ): Promise<RoundReply> {
   return new Promise<RoundReply>((resolve, reject) => {
-    const timer = clock.setTimer(ms, () => reject(new StoreTimeoutError(ms)), { unref: true });
+    // A timer later than its whole budget means the event loop was blocked: timers run before
+    // sockets are read, so the reply may be waiting. The round gets its budget once more.
+    const due = clock.monoMs() + ms;
+    const expire = () => {
+      if (clock.monoMs() - due > ms && !extended) {
+        extended = true;
+        timer = clock.setTimer(ms, expire, { unref: true });
+      } else reject(new StoreTimeoutError(ms));
+    };
+    let extended = false;
+    let timer = clock.setTimer(ms, expire, { unref: true });
     let pending: Promise<RoundReply>;
     try {
       pending = store.round(request);

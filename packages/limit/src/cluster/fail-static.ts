@@ -13,10 +13,13 @@ import type { RateKeyState } from "./rate-key.js";
  * here, with the store's window maths, as a store would count them for one replica.
  */
 
-// Local-only credit is held for good (a store lease that never expires in practice).
-const LOCAL_LEASE_MS = 1e15;
+// Local-only credit is re-checked at every window boundary, so its entry needs no lease beyond the
+// windows: it lives 2 x the largest window + 1 s past its last use, like a store key.
+const LOCAL_LEASE_MS = 0;
 // Fail-static decisions hold no credit: each takes units directly.
 const DIRECT_LEASE_MS = 1;
+// Expired entries go when touched; a full sweep every so many lookups bounds the rest.
+const SWEEP_EVERY = 4096;
 
 interface LocalEntry {
   states: WindowState[];
@@ -24,14 +27,28 @@ interface LocalEntry {
   lease: number;
   /** Store time after which the entry is forgotten, as a store key would expire. */
   expiresAt: number;
+  /** The outage (its last good round's local time) whose known admits were counted in (fail-static). */
+  seededFor?: number;
 }
 
 /** Window counts of keys decided locally, by key; they outlive a policy object like store keys would. */
 export class LocalWindows {
   private readonly entries = new Map<string, LocalEntry>();
+  private lookups = 0;
+
+  /** Entries held (live or not yet swept). */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Drops a key's counts (its subject was removed). */
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
 
   /** The live entry of `key` at store time `t` (a fresh one when absent or expired). */
   entry(key: string, windows: number, t: number): LocalEntry {
+    if (++this.lookups >= SWEEP_EVERY) this.sweep(t);
     let e = this.entries.get(key);
     if (e !== undefined && t > e.expiresAt) e = undefined;
     if (e === undefined) {
@@ -40,6 +57,11 @@ export class LocalWindows {
     }
     if (e.states.length !== windows) e.states = Array.from({ length: windows }, emptyWindow);
     return e;
+  }
+
+  private sweep(t: number): void {
+    this.lookups = 0;
+    for (const [key, e] of this.entries) if (t > e.expiresAt) this.entries.delete(key);
   }
 }
 
@@ -109,6 +131,40 @@ function takeDirect(
   return direct;
 }
 
+/** Which outage a fail-static decision is in, and the store time of the key's last view. */
+export interface FailStaticOutage {
+  /** Local time of the last good round: the same for every decision of one outage. */
+  since: number;
+  viewT: number;
+}
+
+/**
+ * As an outage starts (or its pacing after recovery), the window may be partly used: this replica's
+ * share of it is ⌈(free in its view − credit others held) / N⌉ less its own admits the store has not
+ * seen (others' credit counts only in the view's window: it is not trusted past it). The scaled
+ * windows are charged the difference, so the share is not granted on top of what was admitted.
+ */
+function countKnownAdmits(
+  k: RateKeyState,
+  windows: readonly WindowSpec[],
+  e: LocalEntry,
+  t: number,
+  replicas: number,
+  viewT: number,
+): void {
+  if (!k.view.answered) return;
+  const sameWindow = Math.floor(t / k.minWindowMs) === Math.floor(viewT / k.minWindowMs);
+  const others = sameWindow ? k.view.reservedOthers : 0;
+  const extra = k.localExtra();
+  for (let i = 0; i < windows.length; i++) {
+    const left = free(k.alg, k.windows[i]!, k.view.windows[i]!, t) - others;
+    const share = Math.max(0, Math.ceil(Math.max(0, left) / replicas) - extra);
+    const scaled = free(k.alg, windows[i]!, e.states[i]!, t);
+    const charge = Math.floor(scaled - share);
+    if (charge > 0) apply(k.alg, windows[i]!, e.states[i]!, t, charge);
+  }
+}
+
 /**
  * Store unavailable longer than cacheTtlMs (see docs/protocol.md#s4): fail-open (`failOpen`), or
  * fail-static on this replica's share of each limit (limit / replicas).
@@ -121,6 +177,7 @@ export function decideDegraded(
   failOpen: boolean,
   table: LocalWindows,
   counts: number[],
+  outage: FailStaticOutage,
 ): Decision {
   if (failOpen) {
     k.admitted += cost;
@@ -129,6 +186,10 @@ export function decideDegraded(
   }
   const windows = k.degradedWindows(replicas);
   const e = table.entry(`${k.storeKey}:local`, windows.length, t);
+  if (e.seededFor !== outage.since) {
+    e.seededFor = outage.since;
+    countKnownAdmits(k, windows, e, t, replicas, outage.viewT);
+  }
   // A multi-unit cost is admitted whole or not at all: look first, then take.
   let taken = takeDirect(k.alg, windows, e, t, cost === 1 ? 1 : 0);
   const fits = cost === 1 ? taken >= 1 : windows.every((w, i) => free(k.alg, w, e.states[i]!, t) >= cost);

@@ -23,6 +23,7 @@ export {
   LimiterClosedError,
   StoreTimeoutError,
 } from "./errors.js";
+export type { LimiterEvent, LimiterEventListener } from "./events.js";
 export { Limiter, type PolicyEntry } from "./limiter.js";
 export { formatPrometheus, type LimiterMetrics, type MetricSample, SYNC_SECONDS_BUCKETS } from "./metrics.js";
 export {

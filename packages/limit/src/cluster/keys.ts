@@ -60,9 +60,12 @@ export function rateStoreKey(service: string, subject: string, hash: string): st
   return `rl2:{${serviceTag(service)}:${subjectTag(subject)}}:${hash}`;
 }
 
-/** Concurrency hash of one subject and cap: `cc2:{<service>:<subject>}:<max>`. */
-export function concurrencyStoreKey(service: string, subject: string, max: number): string {
-  return `cc2:{${serviceTag(service)}:${subjectTag(subject)}}:${max}`;
+/**
+ * Concurrency hash of one subject: `cc3:{<service>:<subject>}`. Not named by the cap: reports are
+ * absolute slot counts, so a new cap keeps counting the slots held (`cc2:…:<max>` started afresh).
+ */
+export function concurrencyStoreKey(service: string, subject: string): string {
+  return `cc3:{${serviceTag(service)}:${subjectTag(subject)}}`;
 }
 
 /** Replica registry of a service: `rl2:{<service>}:pods`. */

@@ -1,9 +1,15 @@
 import type { Clock } from "../clock/clock.js";
 import { coarseClock } from "../clock/coarse-clock.js";
 import type { Store } from "../store/types.js";
-import { certainlyFull, coldRateCredit, denyFromView, waitForReplies } from "./admission.js";
+import { certainlyFull, coldRateCredit, denyFromView, overrunFits, waitForReplies } from "./admission.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
-import { type LimiterOptions, type RateLimitConfig, type ResolvedOptions, resolveOptions } from "./config.js";
+import {
+  type LimiterOptions,
+  RATE_DEFAULTS,
+  type RateLimitConfig,
+  type ResolvedOptions,
+  resolveOptions,
+} from "./config.js";
 import {
   type AcquireResult,
   ALLOW_COLD,
@@ -18,6 +24,7 @@ import {
   UNLIMITED,
 } from "./decision.js";
 import { InvalidCostError, LimiterClosedError } from "./errors.js";
+import { emitEvent } from "./events.js";
 import { Exchange } from "./exchange.js";
 import { decideDegraded, LocalWindows, refreshLocalCredit } from "./fail-static.js";
 import { allowWithFreshHeaders, overCapacityDecision } from "./headers.js";
@@ -82,7 +89,12 @@ export class Limiter {
     this.service = this.options.service;
     this.store = store;
     this.clock = clock;
-    this.health = new StoreHealth(clock.monoMs(), clock.unixMs());
+    this.health = new StoreHealth(
+      clock.monoMs(),
+      clock.unixMs(),
+      this.options.expectedReplicas,
+      this.options.onEvent,
+    );
     this.subjects = new SubjectTable(this.service, store !== undefined);
     this.rates = this.subjects.rates;
     this.caps = this.subjects.caps;
@@ -148,12 +160,19 @@ export class Limiter {
 
   /** Applies every entry and removes the subjects not listed; validates all entries before changing any. */
   syncPolicies(list: Iterable<PolicyEntry>): void {
+    const before = [...this.rates.values()];
     this.subjects.replaceAll(list);
+    for (const k of before) {
+      if (k.localOnly && this.rates.get(k.subject)?.storeKey !== k.storeKey)
+        this.localWindows.forget(k.storeKey);
+    }
   }
 
-  /** Forgets a subject (its store leases expire on their own). */
+  /** Forgets a subject (its store leases expire on their own; a local-only key's counts go at once). */
   remove(subject: string): void {
+    const k = this.rates.get(subject);
     this.subjects.remove(subject);
+    if (k?.localOnly) this.localWindows.forget(k.storeKey);
   }
 
   hasPolicy(subject: string): boolean {
@@ -175,7 +194,10 @@ export class Limiter {
   tryCheck(subject: string, cost = 1): Decision | undefined {
     if (cost !== 1) checkCost(cost);
     const k = this.rates.get(subject);
-    if (k === undefined) return this.caps.has(subject) ? UNLIMITED : undefined;
+    if (k === undefined) {
+      if (this.phase === "closed") throw new LimiterClosedError("check");
+      return this.caps.has(subject) ? UNLIMITED : undefined;
+    }
     return this.admit(k, cost, ALLOW_LOCAL) ?? this.decideNow(k, cost);
   }
 
@@ -202,7 +224,10 @@ export class Limiter {
   tryAdmit(subject: string, cost = 1): boolean | undefined {
     if (cost !== 1) checkCost(cost);
     const k = this.rates.get(subject);
-    if (k === undefined) return this.caps.has(subject) ? true : undefined;
+    if (k === undefined) {
+      if (this.phase === "closed") throw new LimiterClosedError("check");
+      return this.caps.has(subject) ? true : undefined;
+    }
     if (this.spend(k, cost, ALLOW_LOCAL) !== NO_CREDIT) return true;
     const d = this.decideNow(k, cost);
     return d === undefined ? undefined : d.kind !== "deny";
@@ -252,10 +277,7 @@ export class Limiter {
       refreshLocalCredit(k, this.localWindows, now, t);
       return this.admit(k, cost, ALLOW_LOCAL) ?? this.deny(k, cost, now, DENY_LOCAL, false);
     }
-    if (this.health.isDegraded(k.policy, now)) {
-      const failOpen = this.options.onStoreUnavailable === "allow";
-      return decideDegraded(k, cost, t, this.health.replicas(), failOpen, this.localWindows, this.counts);
-    }
+    if (this.health.isDegraded(k.policy, now)) return this.decideDegraded(k, cost, now);
     if (k.isExhausted(now)) return this.deny(k, cost, now, DENY_LOCAL, true);
     if (k.view.answered && certainlyFull(k, cost, t)) {
       if (now - k.view.at <= k.policy.cacheTtlMs) {
@@ -288,23 +310,44 @@ export class Limiter {
     return decision;
   }
 
-  /** Waits for sync replies, at most redisTimeoutMs (see docs/protocol.md#s2-5). */
+  /** Fail-static or fail-open while the store is unavailable (see docs/protocol.md#s4). */
+  private decideDegraded(k: RateKeyState, cost: number, now: number): Decision {
+    const { offset } = this.health;
+    const failOpen = this.options.onStoreUnavailable === "allow";
+    const outage = { since: this.health.lastOk, viewT: k.view.at + offset };
+    const n = this.health.replicas();
+    return decideDegraded(k, cost, now + offset, n, failOpen, this.localWindows, this.counts, outage);
+  }
+
+  /** Waits for sync replies, redisTimeoutMs or a few measured round trips (see docs/protocol.md#s2-5). */
   private async waitForSync(k: RateKeyState, cost: number): Promise<Decision> {
-    const { result, timedOut } = await waitForReplies(this.clock, k, cost, k.policy.redisTimeoutMs, "check", {
-      attempt: () => this.admit(k, cost, ALLOW_SYNC),
-      kick: () => void this.exchange.syncAlone(k),
-      closed: () => this.phase === "closed",
-      storeFailing: () => this.health.failing,
-    });
+    const { result, timedOut } = await waitForReplies(
+      this.clock,
+      k,
+      cost,
+      this.health.waitBudgetMs(k.policy),
+      "check",
+      {
+        attempt: () => this.admit(k, cost, ALLOW_SYNC),
+        kick: () => void this.exchange.syncAlone(k),
+        closed: () => this.phase === "closed",
+        storeFailing: () => this.health.failing,
+      },
+    );
     const d = result ?? this.admit(k, cost, ALLOW_SYNC);
     if (d !== undefined) return d;
     const now = this.clock.monoMs();
+    if (this.health.isDegraded(k.policy, now)) return this.decideDegraded(k, cost, now);
     if (timedOut || this.health.failing) {
-      // No answer in time: admit beyond credit unless the view says the window is full.
-      if (!certainlyFull(k, cost, now + this.health.offset)) {
+      // No answer in time: admit beyond credit within this replica's share of what the view left.
+      const t = now + this.health.offset;
+      const answering = !this.health.failing;
+      if (overrunFits(k, cost, t, k.view.at + this.health.offset, this.health.replicas(), answering)) {
         k.admitted += cost;
+        k.overrunSinceView += cost;
         this.counts[ALLOW_OVERRUN]!++;
-        return allowWithFreshHeaders(k, now + this.health.offset);
+        emitEvent(this.options.onEvent, { type: "overrun", subject: k.subject, at: now });
+        return allowWithFreshHeaders(k, t);
       }
       return this.deny(k, cost, now, DENY_LOCAL, false);
     }
@@ -400,11 +443,16 @@ export class Limiter {
         counts: this.counts,
         slotCounts: this.slotCounts,
         replicas: this.health.replicaCount,
-        storeFailing: this.health.failing,
         perSubject,
         active: [...this.caps.values()].map((c) => ({ subject: c.subject, active: c.active })),
         sync: this.exchange.syncSeconds,
         failures: this.health.failureCount,
+        store: {
+          failing: this.health.failing || this.health.isDegraded(RATE_DEFAULTS, now),
+          outages: this.health.failingCount,
+          recoveries: this.health.recoveredCount,
+          rttMs: this.health.rttMs,
+        },
       });
       if (perSubject) return snapshot;
       this.metricsAt = now;

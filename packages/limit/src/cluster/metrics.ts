@@ -11,9 +11,10 @@ export interface LimiterMetrics {
   at: number;
   /**
    * `resil_decisions_total{svc,outcome,mode}` (rate decisions), `resil_slot_decisions_total{svc,outcome,mode}`
-   * (acquire), `resil_replicas{svc}`, `resil_slots_active{svc}`, `resil_store_failing{svc}`,
-   * `resil_sync_seconds_bucket{svc,le}` / `_sum` / `_count`, `resil_sync_failures_total{svc}`; with
-   * `perSubject`, also `resil_active{svc,key}` (one series per subject holding slots).
+   * (acquire), `resil_replicas{svc}`, `resil_slots_active{svc}`, `resil_sync_seconds_bucket{svc,le}` /
+   * `_sum` / `_count`, `resil_sync_failures_total{svc}`, `resil_store_failing{svc}`,
+   * `resil_store_outages_total{svc}`, `resil_store_recoveries_total{svc}`, `resil_sync_rtt_seconds{svc}`
+   * (the measured round trip the waits adapt to); with `perSubject`, also `resil_active{svc,key}`.
    */
   samples: MetricSample[];
 }
@@ -60,11 +61,19 @@ export interface MetricsSource {
   /** acquire() outcomes in OUTCOMES order. */
   slotCounts: readonly number[];
   replicas: number;
-  storeFailing: boolean;
   perSubject: boolean;
   active: ReadonlyArray<{ subject: string; active: number }>;
   sync: SyncHistogram;
   failures: number;
+  store: {
+    /** Failing now (a round failed, or one is unanswered past the default cacheTtlMs). */
+    failing: boolean;
+    /** Times the store turned failing, and recovered. */
+    outages: number;
+    recoveries: number;
+    /** Measured round trip, ms. */
+    rttMs: number;
+  };
 }
 
 export function snapshotMetrics(src: MetricsSource): LimiterMetrics {
@@ -85,7 +94,6 @@ export function snapshotMetrics(src: MetricsSource): LimiterMetrics {
     });
   });
   samples.push({ name: "resil_replicas", labels: { svc }, value: src.replicas });
-  samples.push({ name: "resil_store_failing", labels: { svc }, value: src.storeFailing ? 1 : 0 });
   let held = 0;
   for (const a of src.active) held += a.active;
   samples.push({ name: "resil_slots_active", labels: { svc }, value: held });
@@ -102,6 +110,10 @@ export function snapshotMetrics(src: MetricsSource): LimiterMetrics {
   samples.push({ name: "resil_sync_seconds_sum", labels: { svc }, value: src.sync.sum });
   samples.push({ name: "resil_sync_seconds_count", labels: { svc }, value: src.sync.total });
   samples.push({ name: "resil_sync_failures_total", labels: { svc }, value: src.failures });
+  samples.push({ name: "resil_store_failing", labels: { svc }, value: src.store.failing ? 1 : 0 });
+  samples.push({ name: "resil_store_outages_total", labels: { svc }, value: src.store.outages });
+  samples.push({ name: "resil_store_recoveries_total", labels: { svc }, value: src.store.recoveries });
+  samples.push({ name: "resil_sync_rtt_seconds", labels: { svc }, value: src.store.rttMs / 1000 });
   return { at: src.unixMs, samples };
 }
 
@@ -125,6 +137,12 @@ export const LIMITER_FAMILIES: Readonly<
   resil_slots_active: { type: "gauge", help: "Concurrency slots held on this replica" },
   resil_active: { type: "gauge", help: "Concurrency slots held on this replica, per subject" },
   resil_sync_seconds: { type: "histogram", help: "Round trip of one sync round to the store, in seconds" },
+  resil_store_outages_total: { type: "counter", help: "Times the store turned failing" },
+  resil_store_recoveries_total: { type: "counter", help: "Times the store recovered after failing" },
+  resil_sync_rtt_seconds: {
+    type: "gauge",
+    help: "Measured round trip to the store, in seconds (the sync waits adapt to it)",
+  },
   resil_sync_failures_total: {
     type: "counter",
     help: "Sync rounds that failed (store error, timeout, malformed reply)",

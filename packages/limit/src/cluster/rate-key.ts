@@ -58,6 +58,10 @@ export class RateKeyState {
   /** Units wanted by requests waiting on a sync. */
   waiters = 0;
   denied = 0;
+  /** Names this key state's push total in the store (idempotent rounds): unique per instance. */
+  readonly pushId = (Math.random() * 2 ** 52).toString(36).replace(".", "");
+  /** Units admitted without a reply (overruns) since the last reply was applied. */
+  overrunSinceView = 0;
   /** Index (store time, smallest window) of the last window this replica admitted or denied the key in; -1: never. */
   usedWindow = -1;
   sendSeq = 0;
@@ -77,7 +81,8 @@ export class RateKeyState {
   constructor(
     readonly subject: string,
     readonly storeKey: string,
-    readonly policy: RatePolicy,
+    /** Replaced in place by a tuning-only change (same store key), which keeps the live state. */
+    public policy: RatePolicy,
     readonly localOnly: boolean,
   ) {
     this.alg = policy.alg;

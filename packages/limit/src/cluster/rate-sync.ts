@@ -1,5 +1,5 @@
 import { free, retryAfterMs, usage } from "../store/algorithm.js";
-import { FIXED_WINDOW } from "../store/algorithm-code.js";
+import { FIXED_WINDOW, TOKEN_BUCKET } from "../store/algorithm-code.js";
 import type { RateReply, RateRequest } from "../store/types.js";
 import { longestRetryMs, snapshotHeaders } from "./headers.js";
 import type { RateKeyState } from "./rate-key.js";
@@ -95,6 +95,8 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     want: recovering ? 0 : target - unused,
     need: recovering ? 0 : k.waiters,
     batch: recovering || k.waiters === 0 ? 0 : batchSize(k, replicas),
+    // a resent push (its round timed out, yet the store applied it) is charged once
+    ...(pending > 0 ? { pushId: k.pushId, pushTotal: pushedBefore + pending } : {}),
     allowance: Math.min(k.policy.localAllowance, 1),
     replicas,
     leaseTtlMs: options.leaseTtlMs,
@@ -168,9 +170,12 @@ export function applyRateReply(
   const k = s.key;
   const t = recv + env.health.offset;
   k.view = { at: recv, windows: reply.windows, reservedOthers: reply.others, answered: true };
-  k.pushed = s.pushedAtSend + reply.direct;
+  // Units admitted directly in a window that closed before the reply arrived stay unused: handed to
+  // a request now they would count in the new window, which the store did not charge.
+  const direct = k.alg !== TOKEN_BUCKET && reply.now < windowStart(t, k.minWindowMs) ? 0 : reply.direct;
+  k.pushed = s.pushedAtSend + direct;
   k.inflight = 0;
-  const own = reply.kept + reply.granted + reply.direct;
+  const own = reply.kept + reply.granted + direct;
   k.credit = s.admittedAtSend + own;
   if (env.options.lastMile === "local" && own === 0 && reply.avail >= 1) k.credit++;
   k.refillBelow = Math.floor((reply.kept + reply.granted) / 2);
@@ -178,6 +183,7 @@ export function applyRateReply(
   k.creditWindowEnd = windowEnd(t, k.minWindowMs);
   k.refillWanted = false;
   k.denied = 0;
+  k.overrunSinceView = 0;
   k.ewma = s.ewma;
   const starved = own === 0 && k.credit === s.admittedAtSend && reply.avail < 1;
   // Extension: an ask for a batch is paced like one that got nothing: what it got is spent first,
@@ -189,6 +195,11 @@ export function applyRateReply(
   if (k.hasBoundarySnapshot() && k.boundaryAdmitted <= s.admittedAtSend) k.boundaryAdmitted = -1;
   snapshotHeaders(k, t);
   endSync(k);
+}
+
+/** Store time the window of width `windowMs` holding `t` started. */
+function windowStart(t: number, windowMs: number): number {
+  return Math.floor(t / windowMs) * windowMs;
 }
 
 /** A failed round: the hits go back to pending and are resent next time. */

@@ -6,12 +6,14 @@ import {
   ALLOW_COLD,
   ALLOW_DEGRADED,
   ALLOW_LOCAL,
+  ALLOW_OVERRUN,
   ALLOW_SYNC,
   DENY_DEGRADED,
   DENY_LOCAL,
   DENY_SYNC,
 } from "./decision.js";
 import { LimiterClosedError } from "./errors.js";
+import { emitEvent } from "./events.js";
 import type { Exchange } from "./exchange.js";
 import { degradedSlotFree } from "./fail-static.js";
 import { CREDIT_TRUST, type SyncEnv } from "./sync-maths.js";
@@ -73,12 +75,32 @@ export class SlotAdmission {
   }
 
   private async waitForSlot(c: ConcurrencyKeyState): Promise<AcquireResult> {
-    const { result } = await waitForReplies(this.clock, c, 1, c.tuning.redisTimeoutMs, "acquire", {
-      attempt: () => this.take(c, ALLOW_SYNC),
-      kick: () => void this.exchange.syncAlone(c),
-      closed: this.closed,
-      storeFailing: () => this.env.health.failing,
-    });
-    return result ?? this.take(c, ALLOW_SYNC) ?? this.denied(c, DENY_SYNC);
+    const { result, timedOut } = await waitForReplies(
+      this.clock,
+      c,
+      1,
+      this.env.health.waitBudgetMs(c.tuning),
+      "acquire",
+      {
+        attempt: () => this.take(c, ALLOW_SYNC),
+        kick: () => void this.exchange.syncAlone(c),
+        closed: this.closed,
+        storeFailing: () => this.env.health.failing,
+      },
+    );
+    const decided = result ?? this.take(c, ALLOW_SYNC);
+    if (decided !== undefined) return decided;
+    // A slow store (no reply in time, none failed): the replica's even share of the slots others
+    // did not hold at the last reply, counting the slots it holds (see docs/protocol.md#s3-7).
+    if (timedOut && !this.env.health.failing && c.active < overrunSlots(c, this.env.health.replicas())) {
+      emitEvent(this.env.options.onEvent, { type: "overrun", subject: c.subject, at: this.clock.monoMs() });
+      return this.granted(c, ALLOW_OVERRUN);
+    }
+    return this.denied(c, DENY_SYNC);
   }
+}
+
+/** Slots a replica may hold without a reply: ⌊(max − others at the last reply) / N⌋. */
+export function overrunSlots(c: ConcurrencyKeyState, replicas: number): number {
+  return Math.floor(Math.max(0, c.max - c.others) / replicas);
 }

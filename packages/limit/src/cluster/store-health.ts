@@ -1,7 +1,22 @@
 import type { KeyTuning } from "./config.js";
+import { emitEvent, type LimiterEventListener } from "./events.js";
 
 /** Each clock-offset sample after the first moves the offset this share of the way. */
 const OFFSET_GAIN = 0.2;
+/** Each round-trip sample moves the measured round trip this share of the way. */
+const RTT_GAIN = 0.2;
+/** A wait on a sync lasts up to this many measured round trips (within cacheTtlMs). */
+export const WAIT_RTT_FACTOR = 2;
+/** The smallest cacheTtlMs a key can have: a shorter gap between good rounds is no outage for any key. */
+const MIN_OUTAGE_MS = 50;
+/** After an outage, decisions stay fail-static until the store second it ended in is over. */
+const PACE_WINDOW_MS = 1000;
+
+/** A round trip in flight: when it was sent and whether it ended. */
+interface PendingRound {
+  sentAt: number;
+  done: boolean;
+}
 
 /**
  * What this replica knows of the store (see docs/protocol.md#s4): failing or not and since when, the
@@ -11,8 +26,8 @@ export class StoreHealth {
   /** Store ms minus local monotonic ms. */
   offset: number;
   private offsetMeasured = false;
-  /** Live replicas of the service at the last heartbeat (1 until the first). */
-  replicaCount = 1;
+  /** Live replicas of the service at the last heartbeat (`expectedReplicas` until the first). */
+  replicaCount: number;
   /** The last round trip failed. */
   failing = false;
   /** Local time of the last successful round trip. */
@@ -22,8 +37,27 @@ export class StoreHealth {
   failureCount = 0;
   /** The last store error (diagnostics). */
   lastError: unknown;
+  /** Measured round trip of a good round (moving average), ms; 0 until the first. */
+  rttMs = 0;
+  /** Times the store turned failing (a failed round or a round unanswered past cacheTtlMs) and recovered. */
+  failingCount = 0;
+  recoveredCount = 0;
+  /** Rounds in flight, oldest first (rounds end mostly in order, so the front is trimmed cheaply). */
+  private readonly pending: PendingRound[] = [];
+  /** The last outage (gap between good rounds) and the local time its pacing ends. */
+  private outageMs = 0;
+  private paceUntil = Number.NEGATIVE_INFINITY;
 
-  constructor(monoMs: number, unixMs: number) {
+  /** A stall (a round unanswered past cacheTtlMs, no failure) was reported and has not ended. */
+  private stalled = false;
+
+  constructor(
+    monoMs: number,
+    unixMs: number,
+    expectedReplicas = 1,
+    private readonly onEvent?: LimiterEventListener,
+  ) {
+    this.replicaCount = expectedReplicas;
     this.offset = unixMs - monoMs;
     this.lastOk = monoMs;
   }
@@ -33,22 +67,82 @@ export class StoreHealth {
     return Math.max(this.replicaCount, 1);
   }
 
-  /** The store has been failing longer than the key's cacheTtlMs. */
-  isDegraded(tuning: KeyTuning, now: number): boolean {
-    return this.failing && now - this.lastOk > tuning.cacheTtlMs;
+  /**
+   * How long a request waits on a sync: redisTimeoutMs, or longer when the store's measured round
+   * trip is: up to WAIT_RTT_FACTOR round trips, never past cacheTtlMs (docs/protocol.md#s2-5).
+   */
+  waitBudgetMs(tuning: KeyTuning): number {
+    return Math.max(tuning.redisTimeoutMs, Math.min(tuning.cacheTtlMs, WAIT_RTT_FACTOR * this.rttMs));
   }
 
-  /** Failing, or just recovered: no new credit is asked for or taken (see docs/protocol.md#s4). */
+  /**
+   * Decisions are the replica's own (fail-static or fail-open, docs/protocol.md#s4): no good round for
+   * longer than the key's cacheTtlMs while a round failed or one is still unanswered, or the store
+   * second in which such an outage ended is not over yet (recovery is paced).
+   */
+  isDegraded(tuning: KeyTuning, now: number): boolean {
+    const ttl = tuning.cacheTtlMs;
+    if (now - this.lastOk > ttl) {
+      if (this.failing) return true;
+      if (now - this.oldestPending(now) > ttl) {
+        if (!this.stalled) {
+          this.stalled = true;
+          this.failingCount++;
+          emitEvent(this.onEvent, { type: "storeFailing", cause: "stalled", at: now });
+        }
+        return true;
+      }
+    }
+    return now < this.paceUntil && this.outageMs > ttl;
+  }
+
+  /** Failing, just recovered, or pacing a recovery: no new credit is asked for or taken (see docs/protocol.md#s4). */
   isRecovering(tuning: KeyTuning, now: number, tickMs: number): boolean {
-    return this.failing || now - this.recoveredAt < 2 * Math.max(tuning.syncIntervalMs, tickMs);
+    return (
+      this.failing ||
+      now - this.recoveredAt < 2 * Math.max(tuning.syncIntervalMs, tickMs) ||
+      (now < this.paceUntil && this.outageMs > tuning.cacheTtlMs)
+    );
+  }
+
+  /** A round trip leaves now; call `roundEnded` with the token when it ends either way. */
+  roundStarted(now: number): PendingRound {
+    const round = { sentAt: now, done: false };
+    this.pending.push(round);
+    return round;
+  }
+
+  roundEnded(round: PendingRound): void {
+    round.done = true;
+    while (this.pending.length > 0 && this.pending[0]!.done) this.pending.shift();
+  }
+
+  /** Send time of the oldest round still in flight (`now` when none). */
+  private oldestPending(now: number): number {
+    for (const r of this.pending) if (!r.done) return r.sentAt;
+    return now;
+  }
+
+  /**
+   * The registry's count. Within 3 heartbeats of a recovery the count does not drop: replicas that
+   * have not reconnected yet (or a store restarted empty) would otherwise make the first one back
+   * take the whole limit.
+   */
+  setReplicas(n: number, now: number, liveWindowMs: number): void {
+    const count = Math.max(1, n);
+    this.replicaCount = now - this.recoveredAt < liveWindowMs ? Math.max(this.replicaCount, count) : count;
   }
 
   /** A failed round trip; true when the store just started failing. */
-  recordFailure(err: unknown): boolean {
+  recordFailure(err: unknown, at: number): boolean {
     this.lastError = err;
     this.failureCount++;
     const started = !this.failing;
     this.failing = true;
+    if (started && !this.stalled) {
+      this.failingCount++;
+      emitEvent(this.onEvent, { type: "storeFailing", cause: "error", error: err, at });
+    }
     return started;
   }
 
@@ -62,7 +156,22 @@ export class StoreHealth {
       this.offset = this.offsetMeasured ? this.offset + OFFSET_GAIN * (sample - this.offset) : sample;
       this.offsetMeasured = true;
     }
+    const rtt = recv - sent;
+    this.rttMs = this.rttMs === 0 ? rtt : this.rttMs + RTT_GAIN * (rtt - this.rttMs);
+    const gapStart = this.failing ? this.lastOk : sent;
     if (this.failing) this.recoveredAt = recv;
+    if (this.failing || this.stalled) {
+      this.recoveredCount++;
+      this.stalled = false;
+      emitEvent(this.onEvent, { type: "storeRecovered", outageMs: recv - this.lastOk, at: recv });
+    }
+    // An outage: rounds failed since the last good one, or this one stalled.
+    const gap = recv - gapStart;
+    if (gap > MIN_OUTAGE_MS) {
+      this.outageMs = gap;
+      const t = recv + this.offset;
+      this.paceUntil = (Math.floor(t / PACE_WINDOW_MS) + 1) * PACE_WINDOW_MS - this.offset;
+    }
     this.failing = false;
     this.lastOk = recv;
   }

@@ -1,13 +1,5 @@
 import { ConcurrencyKeyState } from "./concurrency-key.js";
-import {
-  concurrencyCap,
-  keyTuning,
-  type RateLimitConfig,
-  type RatePolicy,
-  ratePolicy,
-  samePolicy,
-  sameTuning,
-} from "./config.js";
+import { concurrencyCap, keyTuning, type RateLimitConfig, type RatePolicy, ratePolicy } from "./config.js";
 import { InvalidPolicyError } from "./errors.js";
 import { concurrencyStoreKey, configHash, rateStoreKey } from "./keys.js";
 import { RateKeyState } from "./rate-key.js";
@@ -101,22 +93,21 @@ export class SubjectTable {
       const localOnly = policy.localAllowance >= 1 || !this.hasStore;
       const key = rateStoreKey(this.service, subject, configHash(policy.alg, policy.windows));
       const old = this.rates.get(subject);
-      const reuse =
-        old !== undefined &&
-        old.storeKey === key &&
-        old.localOnly === localOnly &&
-        samePolicy(old.policy, policy);
-      if (!reuse) this.rates.set(subject, new RateKeyState(subject, key, policy, localOnly));
+      // a tuning-only change keeps the live state (credit, counts, syncs) under the new tuning
+      if (old !== undefined && old.storeKey === key && old.localOnly === localOnly) old.policy = policy;
+      else this.rates.set(subject, new RateKeyState(subject, key, policy, localOnly));
     }
     if (max === 0) this.caps.delete(subject);
     else {
       const tuning = keyTuning(config);
       const localOnly = tuning.localAllowance >= 1 || !this.hasStore;
       const old = this.caps.get(subject);
-      const reuse =
-        old !== undefined && old.max === max && old.localOnly === localOnly && sameTuning(old.tuning, tuning);
-      if (!reuse) {
-        const key = concurrencyStoreKey(this.service, subject, max);
+      // the same local-only status keeps the slots held: a new tuning or cap applies in place
+      if (old !== undefined && old.localOnly === localOnly) {
+        old.tuning = tuning;
+        if (old.max !== max) old.recap(max);
+      } else {
+        const key = concurrencyStoreKey(this.service, subject);
         this.caps.set(subject, new ConcurrencyKeyState(subject, key, max, tuning, localOnly));
       }
     }

@@ -91,6 +91,8 @@ export class RedisStore implements Store {
             hitsOld: num(r.hitsOld),
             tOld: num(r.tOld),
             batch: num(r.batch ?? 0),
+            pushId: r.pushId ?? "",
+            pushTotal: num(r.pushTotal ?? 0),
           },
           tail,
         ),

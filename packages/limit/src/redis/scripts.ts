@@ -69,7 +69,9 @@ export type RateScriptArg =
   | "now"
   | "hitsOld"
   | "tOld"
-  | "batch";
+  | "batch"
+  | "pushId"
+  | "pushTotal";
 
 /**
  * Rate: push hits, keep or give back credit, grant a fair share, admit waiters directly; replicas left
@@ -95,6 +97,8 @@ export const RATE_SCRIPT: LuaScript<RateScriptKey, RateScriptArg> = {
     "hitsOld",
     "tOld",
     "batch",
+    "pushId",
+    "pushTotal",
   ],
   source: `${PRELUDE}
 local key = KEYS[1]                    -- rl2:{<service>:<subject>}:<hash16>
@@ -112,14 +116,16 @@ local now = storeNow(tonumber(ARGV[11]))
 local hitsOld = tonumber(ARGV[12])     -- hits admitted before the last boundary
 local tOld = tonumber(ARGV[13])        -- when those were admitted
 local batch = tonumber(ARGV[14])       -- credit a replica with requests waiting may take (0: none)
--- ARGV[15 + 3(i-1)], [16 + 3(i-1)], [17 + 3(i-1)]: limit, windowMs, burst of window i
+local pushId = ARGV[15]                -- names the replica key state's push total ('' : none)
+local pushTotal = tonumber(ARGV[16])   -- units that key state pushed so far, these hits included
+-- ARGV[17 + 3(i-1)], [18 + 3(i-1)], [19 + 3(i-1)]: limit, windowMs, burst of window i
 
 local limits, widths, bursts = {}, {}, {}
 local largest = 0
 for i = 1, nw do
-  limits[i] = tonumber(ARGV[12 + 3 * i])
-  widths[i] = tonumber(ARGV[13 + 3 * i])
-  bursts[i] = tonumber(ARGV[14 + 3 * i])
+  limits[i] = tonumber(ARGV[14 + 3 * i])
+  widths[i] = tonumber(ARGV[15 + 3 * i])
+  bursts[i] = tonumber(ARGV[16 + 3 * i])
   if widths[i] > largest then largest = widths[i] end
 end
 
@@ -169,6 +175,8 @@ local fields = redis.call('HGETALL', key)
 local stored, nstored = {}, 0
 local mineLive, mine, others = false, 0, 0
 local myTicket, tickets, nextTicket = nil, {}, 1
+local pushField, remembered = nil, nil
+if pushId ~= '' then pushField = 'P:' .. pushId .. ':' .. pod end
 -- the number of a live "n:expiry" field; a malformed or expired one is deleted (nil)
 local function liveField(name, value)
   local n, expiry = readLease(value)
@@ -196,6 +204,9 @@ for f = 1, #fields, 2 do
     else
       others = math.min(others + n, COUNT_MAX)
     end
+  elseif prefix == 'P:' then
+    local n = liveField(name, value)
+    if n ~= nil and name == pushField then remembered = n end
   elseif string.sub(name, 1, 1) == 'w' then
     local n = tonumber(string.sub(name, 2))
     if n then
@@ -231,7 +242,17 @@ if reset then
   end
 end
 
--- 2. old hits at their time, new hits at now
+-- 2. a resent push is charged once: units the remembered total covers go (older hits first)
+if pushField then
+  if remembered ~= nil then
+    local seen = math.min(math.max(0, remembered - (pushTotal - hits - hitsOld)), hits + hitsOld)
+    local fromOld = math.min(seen, hitsOld)
+    hitsOld = hitsOld - fromOld
+    hits = hits - (seen - fromOld)
+  end
+  redis.call('HSET', key, pushField, fmt(math.max(remembered or 0, pushTotal)) .. ':' .. fmt(now + ttl))
+end
+-- old hits at their time, new hits at now
 for i = 1, nw do
   applyPast(states[i], i, tOld, hitsOld)
   apply(states[i], i, now, hits)
@@ -309,7 +330,7 @@ export const CONCURRENCY_SCRIPT: LuaScript<ConcurrencyScriptKey, ConcurrencyScri
   keys: ["hash"],
   argv: ["pod", "active", "unused", "want", "need", "max", "allowance", "replicas", "ttl", "now"],
   source: `${PRELUDE}
-local key = KEYS[1]                    -- cc2:{<service>:<subject>}:<max>
+local key = KEYS[1]                    -- cc3:{<service>:<subject>}
 local pod = ARGV[1]                    -- this replica
 local active = tonumber(ARGV[2])       -- slots this replica holds now (absolute)
 local unused = tonumber(ARGV[3])       -- allowed but not active, kept

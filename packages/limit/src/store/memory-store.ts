@@ -4,7 +4,13 @@ import { systemClock } from "../clock/system-clock.js";
 import { apply, applyPast, COUNT_MAX, capacity, emptyWindow, saturatingAdd, usage } from "./algorithm.js";
 import { StoreUnavailableError } from "./errors.js";
 import { grantStep } from "./grant.js";
-import { normalizeConcurrency, normalizeHeartbeat, normalizeRate, rateKeyTtlMs } from "./request.js";
+import {
+  normalizeConcurrency,
+  normalizeHeartbeat,
+  normalizeRate,
+  rateKeyTtlMs,
+  unchargedHits,
+} from "./request.js";
 import { type Turn, turnsAhead, turnTtlMs } from "./turns.js";
 import type {
   ConcurrencyReply,
@@ -31,6 +37,8 @@ interface RateEntry {
   /** Replicas waiting for freed units (made on the first ticket), and the next ticket (Redis: `Q:<pod>`, `q`). */
   turns: Map<string, Turn> | undefined;
   nextTicket: number;
+  /** Push totals remembered per `<pushId>:<pod>` (Redis: `P:<pushId>:<pod>`), made on the first push id. */
+  pushes: Map<string, Lease> | undefined;
   /** Store ms after which the key is gone, as PEXPIRE would drop it. */
   expiresAt: number;
 }
@@ -109,7 +117,14 @@ export class MemoryStore implements Store {
     this.tick(now);
     let entry = this.liveRate(req.key, now);
     if (!entry) {
-      entry = { windows: [], leases: new Map(), turns: undefined, nextTicket: 1, expiresAt: now };
+      entry = {
+        windows: [],
+        leases: new Map(),
+        turns: undefined,
+        nextTicket: 1,
+        pushes: undefined,
+        expiresAt: now,
+      };
       this.rateKeys.set(req.key, entry);
     }
     // A hash written for another set of windows (a hash collision of configs) starts over.
@@ -123,11 +138,12 @@ export class MemoryStore implements Store {
       const ahead = turnsAhead(entry.turns, req.pod, now) * Math.max(1, req.batch ?? 0);
       held.others = saturatingAdd(held.others, ahead);
     }
+    const { hits, hitsOld } = this.unseenHits(entry, req, now);
     for (let i = 0; i < windows.length; i++) {
       const spec = windows[i]!;
       const st = states[i]!;
-      applyPast(alg, spec, st, req.tOld, req.hitsOld);
-      apply(alg, spec, st, now, req.hits);
+      applyPast(alg, spec, st, req.tOld, hitsOld);
+      apply(alg, spec, st, now, hits);
     }
     let low = Number.POSITIVE_INFINITY;
     for (let i = 0; i < windows.length; i++) {
@@ -167,6 +183,20 @@ export class MemoryStore implements Store {
       others: held.others,
       windows: states.map((s) => ({ idx: s.idx, cur: s.cur, prev: s.prev, tat: s.tat })),
     };
+  }
+
+  /** A resent push is charged once (as the rate script's step 2); expired push totals go. */
+  private unseenHits(entry: RateEntry, req: RateRequest, now: number): { hits: number; hitsOld: number } {
+    if (entry.pushes !== undefined) {
+      for (const [name, p] of entry.pushes) if (p.expiry <= now) entry.pushes.delete(name);
+    }
+    if (!req.pushId) return { hits: req.hits, hitsOld: req.hitsOld };
+    entry.pushes ??= new Map();
+    const name = `${req.pushId}:${req.pod}`;
+    const total = req.pushTotal ?? 0;
+    const remembered = entry.pushes.get(name)?.credit;
+    entry.pushes.set(name, { credit: Math.max(remembered ?? 0, total), expiry: now + req.leaseTtlMs });
+    return unchargedHits(remembered, total, req.hits, req.hitsOld);
   }
 
   /** The concurrency script at `now`: an absolute report of active slots, then keep, grant, admit. */

@@ -33,6 +33,36 @@ function requirePositive(field: string, value: number, finite: boolean): number 
   return value;
 }
 
+// A push id enters a hash field name: no colon (the field's separator), at most 64 characters.
+function pushIdOf(id: string | undefined): string {
+  if (id === undefined || id === "") return "";
+  if (typeof id !== "string" || id.length > 64 || id.includes(":")) {
+    throw new StoreRequestError(
+      "pushId",
+      `must be a string of at most 64 characters without ':', got ${JSON.stringify(id)}`,
+    );
+  }
+  return id;
+}
+
+/**
+ * Units of a push the store has already charged (idempotent rounds): `remembered` is the push total
+ * it recorded for this push id; the request's hits start at pushTotal − hits − hitsOld. Taken from
+ * the older hits first. Returns the hits and old hits left to charge.
+ */
+export function unchargedHits(
+  remembered: number | undefined,
+  pushTotal: number,
+  hits: number,
+  hitsOld: number,
+): { hits: number; hitsOld: number } {
+  if (remembered === undefined) return { hits, hitsOld };
+  const base = pushTotal - hits - hitsOld;
+  const seen = Math.min(Math.max(0, remembered - base), hits + hitsOld);
+  const fromOld = Math.min(seen, hitsOld);
+  return { hits: hits - (seen - fromOld), hitsOld: hitsOld - fromOld };
+}
+
 /** How a store reads leases: `finite` stores (Redis) cannot keep a lease forever. */
 export interface NormalizeOptions {
   finiteLease: boolean;
@@ -71,6 +101,8 @@ export function normalizeRate(req: RateRequest, opts: NormalizeOptions): RateReq
     want: toCount(req.want),
     need: toCount(req.need),
     batch: toCount(req.batch ?? 0),
+    pushId: pushIdOf(req.pushId),
+    pushTotal: toCount(req.pushTotal ?? 0),
     allowance: toAllowance(req.allowance),
     replicas: toCount(req.replicas),
     leaseTtlMs: requirePositive("leaseTtlMs", req.leaseTtlMs, opts.finiteLease),

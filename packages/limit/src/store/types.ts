@@ -46,6 +46,15 @@ export interface RateRequest {
    * not once per freed unit; older tickets then hold this much each. 0 (or absent): the plain grant step of docs/protocol.md#s3-5.
    */
   batch?: number;
+  /**
+   * Extension (idempotent rounds): names this key state's running total of pushed units, unique per
+   * replica instance and key. With it, the store remembers `pushTotal` (field `P:<pushId>:<pod>`, for
+   * the lease's life) and does not charge twice units a resent round already pushed. Absent or empty:
+   * every hit is charged.
+   */
+  pushId?: string;
+  /** Units pushed by this key state so far, this request's hits and hitsOld included. */
+  pushTotal?: number;
   /** min(localAllowance, 1). */
   allowance: number;
   replicas: number;
@@ -67,7 +76,7 @@ export interface RateReply {
 
 /** Report the absolute number of active slots of one concurrency key and ask for more. */
 export interface ConcurrencyRequest {
-  /** Store key, `cc2:{<service>:<subject>}:<max>`. */
+  /** Store key, `cc3:{<service>:<subject>}`. */
   key: string;
   pod: string;
   active: number;

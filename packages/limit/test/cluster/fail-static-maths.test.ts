@@ -39,30 +39,64 @@ describe("local-only credit", () => {
   });
 });
 
+const OUTAGE = { since: 0, viewT: T };
+
 describe("fail-static", () => {
+  it("counts what the view knew was admitted in the window the outage starts in", () => {
+    const table = new LocalWindows();
+    const counts = [0, 0, 0, 0, 0, 0, 0, 0];
+    const k = new RateKeyState("k", "rl2:{s:k}:0", FIXED_10, false);
+    const idx = Math.floor(T / 1000);
+    k.view = { at: 0, windows: [{ idx, cur: 7, prev: 0, tat: 0 }], reservedOthers: 0, answered: true };
+    // 3 free over 4 replicas: ceil(3 / 4) = 1, not ceil(10 / 4) = 3
+    const kinds = Array.from(
+      { length: 3 },
+      () => decideDegraded(k, 1, T, 4, false, table, counts, OUTAGE).kind,
+    );
+    expect(kinds).toEqual(["allow", "deny", "deny"]);
+    // the next window is the replica's whole share again
+    const next = Array.from(
+      { length: 4 },
+      () => decideDegraded(k, 1, T + 1000, 4, false, table, counts, OUTAGE).kind,
+    );
+    expect(next).toEqual(["allow", "allow", "allow", "deny"]);
+    // a new outage in the same window counts what the new view knew
+    k.view = {
+      at: 0,
+      windows: [{ idx: idx + 1, cur: 10, prev: 7, tat: 0 }],
+      reservedOthers: 0,
+      answered: true,
+    };
+    const later = { since: 5, viewT: T + 1000 };
+    expect(decideDegraded(k, 1, T + 1001, 4, false, table, counts, later).kind).toBe("deny");
+  });
+
   it("admits this replica's share of each limit, then denies with Retry-After", () => {
     const table = new LocalWindows();
     const counts = [0, 0, 0, 0, 0, 0, 0, 0];
     const k = new RateKeyState("k", "rl2:{s:k}:0", FIXED_10, false);
-    const kinds = Array.from({ length: 4 }, () => decideDegraded(k, 1, T, 4, false, table, counts).kind);
+    const kinds = Array.from(
+      { length: 4 },
+      () => decideDegraded(k, 1, T, 4, false, table, counts, OUTAGE).kind,
+    );
     expect(kinds).toEqual(["allow", "allow", "allow", "deny"]); // ceil(10 / 4)
     expect(counts[DENY_DEGRADED]).toBe(1);
-    const d = decideDegraded(k, 1, T + 10, 4, false, table, counts);
+    const d = decideDegraded(k, 1, T + 10, 4, false, table, counts, OUTAGE);
     expect(d.kind === "deny" && d.headers.retryAfter).toBe(1);
   });
   it("admits a multi-unit cost whole or not at all", () => {
     const table = new LocalWindows();
     const k = new RateKeyState("k", "rl2:{s:k}:0", FIXED_10, false);
     const counts = [0, 0, 0, 0, 0, 0, 0, 0];
-    expect(decideDegraded(k, 2, T, 4, false, table, counts).kind).toBe("allow");
-    expect(decideDegraded(k, 2, T, 4, false, table, counts).kind).toBe("deny");
-    expect(decideDegraded(k, 1, T, 4, false, table, counts).kind).toBe("allow");
+    expect(decideDegraded(k, 2, T, 4, false, table, counts, OUTAGE).kind).toBe("allow");
+    expect(decideDegraded(k, 2, T, 4, false, table, counts, OUTAGE).kind).toBe("deny");
+    expect(decideDegraded(k, 1, T, 4, false, table, counts, OUTAGE).kind).toBe("allow");
   });
   it("fail-open admits everything", () => {
     const k = new RateKeyState("k", "rl2:{s:k}:0", FIXED_10, false);
     const counts = [0, 0, 0, 0, 0, 0, 0, 0];
     for (let i = 0; i < 20; i++)
-      expect(decideDegraded(k, 1, T, 4, true, new LocalWindows(), counts).kind).toBe("allow");
+      expect(decideDegraded(k, 1, T, 4, true, new LocalWindows(), counts, OUTAGE).kind).toBe("allow");
   });
   it("a concurrency key keeps its share of the cap, at least one slot", () => {
     const c = new ConcurrencyKeyState("k", "cc2:{s:k}:5", 5, FIXED_10, false);

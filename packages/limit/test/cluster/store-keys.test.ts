@@ -12,7 +12,7 @@ import {
 describe("store keys", () => {
   it("shares one hash tag per subject and follows the key layout of docs/protocol.md#s3-4", () => {
     expect(rateStoreKey("svc", "user-1", "00ab")).toBe("rl2:{svc:user-1}:00ab");
-    expect(concurrencyStoreKey("svc", "user-1", 5)).toBe("cc2:{svc:user-1}:5");
+    expect(concurrencyStoreKey("svc", "user-1")).toBe("cc3:{svc:user-1}");
     expect(registryStoreKey("svc")).toBe("rl2:{svc}:pods");
   });
 

@@ -89,7 +89,7 @@ describe("building a rate request", () => {
   });
   it("asks for nothing while recovering from an outage", () => {
     const e = env();
-    e.health.recordFailure(new Error("down"));
+    e.health.recordFailure(new Error("down"), 0);
     const k = rateKey(SLIDING_1000);
     k.waiters = 3;
     const s = buildRateSend(e, k, 100);

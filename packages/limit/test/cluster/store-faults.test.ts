@@ -1,0 +1,188 @@
+// A slow, stalled, failing or restarted store (manual clock): the bounds of docs/protocol.md#s4.
+
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { configHash, rateStoreKey } from "../../src/cluster/keys.js";
+import { Limiter } from "../../src/cluster/limiter.js";
+import { MemoryStore } from "../../src/store/memory-store.js";
+import type { RoundReply, RoundRequest, Store } from "../../src/store/types.js";
+
+const FIXED_100 = { algorithm: "fixed_window", requestsPerSecond: 100, localAllowance: 0.8 } as const;
+const SPEC = [{ limit: 100, windowMs: 1000, burst: 100 }];
+const PER_MINUTE = { algorithm: "fixed_window", requestsPerMinute: 100, localAllowance: 0.8 } as const;
+const MINUTE_SPEC = [{ limit: 100, windowMs: 60_000, burst: 100 }];
+
+/** Forwards to a store that can be swapped (an empty restart) and replies late on demand. */
+class FaultyStore implements Store {
+  lateReplies = 0;
+  constructor(
+    public inner: MemoryStore,
+    private readonly clock: ManualClock,
+  ) {}
+  async round(request: RoundRequest): Promise<RoundReply> {
+    const reply = await this.inner.round(request);
+    if (this.lateReplies > 0) {
+      this.lateReplies--;
+      await new Promise<void>((resolve) => this.clock.setTimer(1500, resolve));
+    }
+    return reply;
+  }
+}
+
+/** The store's count of the key's current fixed window. */
+function storeCount(store: MemoryStore, clock: ManualClock, spec = SPEC): number {
+  const key = rateStoreKey("t", "k", configHash(0, spec));
+  const reply = store.rate(
+    {
+      key,
+      alg: 0,
+      windows: spec,
+      pod: "probe",
+      hits: 0,
+      hitsOld: 0,
+      tOld: 0,
+      unused: 0,
+      want: 0,
+      need: 0,
+      allowance: 0.8,
+      replicas: 1,
+      leaseTtlMs: 1,
+    },
+    clock.unixMs(),
+  );
+  return reply.windows[0]!.cur;
+}
+
+async function replicasOn(store: Store, clock: ManualClock, n: number): Promise<Limiter[]> {
+  const out = Array.from(
+    { length: n },
+    (_, i) => new Limiter({ service: "t", podId: `p${i}` }, store, clock),
+  );
+  for (const l of out) l.setPolicy("k", FIXED_100);
+  for (let pass = 0; pass < 2; pass++) for (const l of out) await l.syncNow(true);
+  return out;
+}
+
+async function decide(l: Limiter): Promise<boolean> {
+  return (l.tryCheck("k") ?? (await l.check("k"))).kind !== "deny";
+}
+
+function toNextSecond(clock: ManualClock, plusMs: number): void {
+  clock.set((Math.floor(clock.unixMs() / 1000) + 1) * 1000 + plusMs);
+}
+
+describe("idempotent rounds", () => {
+  it("a round applied but answered after roundTimeoutMs is resent and charged once", async () => {
+    const clock = new ManualClock();
+    const inner = new MemoryStore(clock);
+    const store = new FaultyStore(inner, clock);
+    const [l] = await replicasOn(store, clock, 1);
+    l!.setPolicy("k", PER_MINUTE);
+    clock.set((Math.floor(clock.unixMs() / 60_000) + 1) * 60_000 + 10);
+    await l!.syncNow(true);
+    let admitted = 0;
+    for (let i = 0; i < 30; i++) if (await decide(l!)) admitted++;
+    store.lateReplies = 1;
+    const late = l!.syncNow(true);
+    await clock.advanceAsync(1600); // the round timed out at 1000 ms: reverted
+    await late;
+    expect(l!.syncFailures()).toBe(1);
+    await l!.syncNow(true);
+    expect(admitted).toBeGreaterThan(10);
+    expect(storeCount(inner, clock, MINUTE_SPEC)).toBe(admitted);
+    await l!.shutdown();
+  });
+});
+
+describe("a store that stalls", () => {
+  it("counts as failing once a round is unanswered longer than cacheTtlMs: fail-static, not waits", async () => {
+    const clock = new ManualClock();
+    const inner = new MemoryStore(clock);
+    const replicas = await replicasOn(inner, clock, 4);
+    toNextSecond(clock, 10);
+    inner.setLatency(5000);
+    const stalled = replicas.map((l) => l.syncNow(true));
+    await clock.advanceAsync(250);
+    let decided = 0;
+    let admitted = 0;
+    for (let i = 0; i < 400; i++) {
+      const d = replicas[i % 4]!.tryCheck("k");
+      if (d !== undefined) decided++;
+      if (d?.kind === "allow") admitted++;
+    }
+    expect(decided).toBe(400);
+    expect(admitted).toBeLessThanOrEqual(100 + 3);
+    expect(replicas[0]!.outcomeCount("allowDegraded")).toBeGreaterThan(0);
+    await clock.advanceAsync(5000);
+    await Promise.all(stalled);
+    inner.setLatency(0);
+    for (const l of replicas) await l.shutdown();
+  });
+});
+
+describe("a slow store", () => {
+  it("waits adapt to the measured round trip: with 4 replicas, no decision without a reply", async () => {
+    const clock = new ManualClock();
+    const inner = new MemoryStore(clock);
+    const replicas = await replicasOn(inner, clock, 4);
+    inner.setLatency(40);
+    toNextSecond(clock, 10);
+    const pending: Promise<boolean>[] = [];
+    for (let ms = 0; ms < 3000; ms++) {
+      for (const l of replicas) pending.push(decide(l));
+      if (ms % 20 === 0) for (const l of replicas) void l.syncNow(false);
+      await clock.advanceAsync(1);
+    }
+    await clock.advanceAsync(500);
+    await Promise.all(pending);
+    for (const l of replicas) expect(l.outcomeCount("allowOverrun")).toBe(0);
+    const sync = replicas.reduce((n, l) => n + l.outcomeCount("allowSync") + l.outcomeCount("denySync"), 0);
+    expect(sync).toBeGreaterThan(0);
+    inner.setLatency(0);
+    for (const l of replicas) await l.shutdown();
+  });
+});
+
+describe("an outage", () => {
+  it("fail-static counts what the view knew was admitted in the window it starts in", async () => {
+    const clock = new ManualClock();
+    const inner = new MemoryStore(clock);
+    const replicas = await replicasOn(inner, clock, 4);
+    toNextSecond(clock, 10);
+    let admitted = 0;
+    for (let i = 0; i < 80; i++) if (await decide(replicas[i % 4]!)) admitted++;
+    for (const l of replicas) await l.syncNow(true);
+    inner.setFailing(true);
+    for (const l of replicas) await l.syncNow(true);
+    await clock.advanceAsync(300);
+    for (let i = 0; i < 400; i++) if (await decide(replicas[i % 4]!)) admitted++;
+    expect(Math.floor(clock.unixMs() / 1000)).toBe(Math.floor((clock.unixMs() - 310) / 1000));
+    expect(admitted).toBeLessThanOrEqual(100 + 3);
+    expect(admitted).toBeGreaterThanOrEqual(95);
+    inner.setFailing(false);
+    for (const l of replicas) await l.shutdown();
+  });
+
+  it("an empty restart: the replica count does not drop for 3 heartbeats, recovery is paced", async () => {
+    const clock = new ManualClock();
+    const store = new FaultyStore(new MemoryStore(clock), clock);
+    const replicas = await replicasOn(store, clock, 4);
+    expect(replicas[0]!.replicas()).toBe(4);
+    store.inner.setFailing(true);
+    for (const l of replicas) await l.syncNow(true);
+    await clock.advanceAsync(1000);
+    store.inner = new MemoryStore(clock); // restarted empty
+    toNextSecond(clock, 100);
+    await replicas[0]!.syncNow(true); // the first one back: the registry counts 1
+    expect(replicas[0]!.replicas()).toBe(4);
+    let admitted = 0;
+    for (let i = 0; i < 200; i++) if (await decide(replicas[0]!)) admitted++;
+    expect(admitted).toBeLessThanOrEqual(25); // its share, not the whole window
+    for (let s = 0; s < 4; s++) {
+      await clock.advanceAsync(1000);
+      await replicas[0]!.syncNow(true);
+    }
+    expect(replicas[0]!.replicas()).toBe(1);
+    for (const l of replicas) await l.shutdown();
+  });
+});
