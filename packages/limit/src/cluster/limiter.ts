@@ -20,6 +20,7 @@ import {
 import { InvalidCostError, LimiterClosedError } from "./errors.js";
 import { Exchange } from "./exchange.js";
 import { decideDegraded, LocalWindows, refreshLocalCredit } from "./fail-static.js";
+import { parseFamily } from "./families.js";
 import { allowWithFreshHeaders, overCapacityDecision } from "./headers.js";
 import { registryStoreKey } from "./keys.js";
 import { type LimiterMetrics, snapshotMetrics } from "./metrics.js";
@@ -154,6 +155,26 @@ export class Limiter {
     this.subjects.remove(subject);
   }
 
+  /**
+   * Sets a policy family (see docs/protocol.md#s1-7): every subject that starts with `prefix` and has
+   * no policy of its own gets these limits on first use; the longest matching prefix wins. Setting it
+   * again with the same limits keeps live state; other limits apply to its subjects as setPolicy
+   * would. Family subjects are forgotten once idle. Throws InvalidPolicyError (`prefix` not a
+   * non-empty string, or a bad limit).
+   */
+  setFamily(prefix: string, rateLimits?: RateLimitConfig | null, maxConcurrent?: number | null): void {
+    this.subjects.setFamily(parseFamily(prefix, rateLimits, maxConcurrent));
+  }
+
+  /** Removes a family: its subjects move to the next longest matching family, or are forgotten. */
+  removeFamily(prefix: string): void {
+    this.subjects.removeFamily(prefix);
+  }
+
+  hasFamily(prefix: string): boolean {
+    return this.subjects.families.get(prefix) !== undefined;
+  }
+
   hasPolicy(subject: string): boolean {
     return this.subjects.has(subject);
   }
@@ -172,7 +193,7 @@ export class Limiter {
    */
   tryCheck(subject: string, cost = 1): Decision | undefined {
     if (cost !== 1) checkCost(cost);
-    const k = this.rates.get(subject);
+    const k = this.rates.get(subject) ?? this.subjects.adopt(subject);
     if (k === undefined) return this.caps.has(subject) ? UNLIMITED : undefined;
     return this.admit(k, cost, ALLOW_LOCAL) ?? this.decideNow(k, cost);
   }
@@ -184,7 +205,7 @@ export class Limiter {
    */
   async check(subject: string, cost = 1): Promise<Decision> {
     if (cost !== 1) checkCost(cost);
-    const k = this.rates.get(subject);
+    const k = this.rates.get(subject) ?? this.subjects.adopt(subject);
     if (k === undefined) {
       if (this.phase === "closed") throw new LimiterClosedError("check");
       return UNLIMITED;
@@ -199,7 +220,7 @@ export class Limiter {
    */
   tryAdmit(subject: string, cost = 1): boolean | undefined {
     if (cost !== 1) checkCost(cost);
-    const k = this.rates.get(subject);
+    const k = this.rates.get(subject) ?? this.subjects.adopt(subject);
     if (k === undefined) return this.caps.has(subject) ? true : undefined;
     if (this.spend(k, cost, ALLOW_LOCAL) !== NO_CREDIT) return true;
     const d = this.decideNow(k, cost);
@@ -274,6 +295,9 @@ export class Limiter {
   private tryColdCredit(k: RateKeyState, cost: number, now: number): Decision | undefined {
     if (this.health.isRecovering(k.policy, now, this.options.tickMs)) return undefined;
     if (k.view.answered && now - k.view.at > k.policy.cacheTtlMs) return undefined;
+    // A family subject has never been set before start(): without a view its first window may be
+    // full already (another replica, or before it was evicted), so its first request waits for a sync.
+    if (!k.view.answered && k.family !== undefined) return undefined;
     const t = now + this.health.offset;
     const units = coldRateCredit(k, this.health.replicas(), t);
     if (!(units > 0)) return undefined;
@@ -328,7 +352,11 @@ export class Limiter {
    * Rejects with LimiterClosedError after shutdown.
    */
   async acquire(subject: string): Promise<AcquireResult> {
-    const c = this.caps.get(subject);
+    let c = this.caps.get(subject);
+    if (c === undefined && this.subjects.families.size > 0) {
+      this.subjects.adopt(subject);
+      c = this.caps.get(subject);
+    }
     if (c === undefined) {
       if (this.phase === "closed") throw new LimiterClosedError("acquire");
       return UNLIMITED_SLOT;

@@ -9,6 +9,7 @@ import {
   sameTuning,
 } from "./config.js";
 import { InvalidPolicyError } from "./errors.js";
+import { type Family, FamilyTable } from "./families.js";
 import { concurrencyStoreKey, configHash, rateStoreKey } from "./keys.js";
 import { RateKeyState } from "./rate-key.js";
 
@@ -25,6 +26,10 @@ interface ParsedPolicy {
   policy: RatePolicy | undefined;
   max: number;
   config: RateLimitConfig | null | undefined;
+  /** The family this policy comes from; undefined: set for this subject (setPolicy). */
+  family?: Family;
+  /** Precomputed store-key hash of `policy` (a family's). */
+  hash?: string;
 }
 
 export function checkSubject(subject: string): void {
@@ -52,6 +57,7 @@ export function parsePolicy(
 export class SubjectTable {
   readonly rates = new Map<string, RateKeyState>();
   readonly caps = new Map<string, ConcurrencyKeyState>();
+  readonly families = new FamilyTable();
 
   constructor(
     private readonly service: string,
@@ -84,7 +90,10 @@ export class SubjectTable {
     this.caps.delete(subject);
   }
 
-  /** Applies every entry and removes the subjects not listed; validates all entries before changing any. */
+  /**
+   * Applies every entry and removes the explicit subjects not listed (family subjects stay);
+   * validates all entries before changing any.
+   */
   replaceAll(list: Iterable<PolicyEntry>): void {
     const parsed = [...list].map((e) => {
       checkSubject(e.subject);
@@ -92,33 +101,104 @@ export class SubjectTable {
     });
     const listed = new Set(parsed.map((p) => p.subject));
     for (const p of parsed) this.apply(p);
-    for (const subject of this.subjects()) if (!listed.has(subject)) this.remove(subject);
+    for (const subject of this.subjects()) {
+      if (!listed.has(subject) && this.familyOf(subject) === undefined) this.remove(subject);
+    }
   }
 
-  apply({ subject, policy, max, config }: ParsedPolicy): void {
+  /** The family a subject's state came from (undefined: explicit, or unknown). */
+  familyOf(subject: string): Family | undefined {
+    return this.rates.get(subject)?.family ?? this.caps.get(subject)?.family;
+  }
+
+  /**
+   * A subject without state: creates it from its family, if one matches (see docs/protocol.md#s1-7).
+   * Returns the rate key (undefined when the family has no rate part, or no family matches).
+   */
+  adopt(subject: string): RateKeyState | undefined {
+    if (this.families.size === 0) return undefined;
+    const known = this.rates.get(subject);
+    if (known !== undefined || this.caps.has(subject)) return known;
+    const family = this.families.match(subject);
+    if (family === undefined || family.empty) return undefined;
+    this.apply({
+      subject,
+      policy: family.policy,
+      max: family.max,
+      config: family.config,
+      family,
+      hash: family.rateHash,
+    });
+    return this.rates.get(subject);
+  }
+
+  /** Sets a family; its subjects (and those a shorter prefix held) move to it as setPolicy would move them. */
+  setFamily(family: Family): void {
+    const old = this.families.get(family.prefix);
+    if (old !== undefined && sameFamily(old, family)) return;
+    this.families.set(family);
+    this.rehome((f, subject) => f === old || (f !== undefined && subject.startsWith(family.prefix)));
+  }
+
+  /** Removes a family; its subjects move to the next longest prefix, or are forgotten. */
+  removeFamily(prefix: string): void {
+    const old = this.families.delete(prefix);
+    if (old !== undefined) this.rehome((f) => f === old);
+  }
+
+  // Re-applies the family subjects `moved` selects with the family that matches them now.
+  private rehome(moved: (family: Family | undefined, subject: string) => boolean): void {
+    for (const subject of this.subjects()) {
+      const current = this.familyOf(subject);
+      if (current === undefined || !moved(current, subject)) continue;
+      const f = this.families.match(subject);
+      if (f === undefined || f.empty) this.remove(subject);
+      else
+        this.apply({ subject, policy: f.policy, max: f.max, config: f.config, family: f, hash: f.rateHash });
+    }
+  }
+
+  apply({ subject, policy, max, config, family, hash }: ParsedPolicy): void {
     if (policy === undefined) this.rates.delete(subject);
     else {
       const localOnly = policy.localAllowance >= 1 || !this.hasStore;
-      const key = rateStoreKey(this.service, subject, configHash(policy.alg, policy.windows));
+      const key = rateStoreKey(this.service, subject, hash ?? configHash(policy.alg, policy.windows));
       const old = this.rates.get(subject);
       const reuse =
         old !== undefined &&
         old.storeKey === key &&
         old.localOnly === localOnly &&
         samePolicy(old.policy, policy);
-      if (!reuse) this.rates.set(subject, new RateKeyState(subject, key, policy, localOnly));
+      if (reuse) old.family = family;
+      else {
+        const k = new RateKeyState(subject, key, policy, localOnly);
+        k.family = family;
+        this.rates.set(subject, k);
+      }
     }
     if (max === 0) this.caps.delete(subject);
     else {
-      const tuning = keyTuning(config);
+      const tuning = family?.capTuning ?? keyTuning(config);
       const localOnly = tuning.localAllowance >= 1 || !this.hasStore;
       const old = this.caps.get(subject);
       const reuse =
         old !== undefined && old.max === max && old.localOnly === localOnly && sameTuning(old.tuning, tuning);
-      if (!reuse) {
+      if (reuse) old.family = family;
+      else {
         const key = concurrencyStoreKey(this.service, subject, max);
-        this.caps.set(subject, new ConcurrencyKeyState(subject, key, max, tuning, localOnly));
+        const c = new ConcurrencyKeyState(subject, key, max, tuning, localOnly);
+        c.family = family;
+        this.caps.set(subject, c);
       }
     }
   }
+}
+
+/** Same limits and tuning: setting the family again keeps its subjects' live state. */
+function sameFamily(a: Family, b: Family): boolean {
+  const rate =
+    a.policy === undefined
+      ? b.policy === undefined
+      : b.policy !== undefined && samePolicy(a.policy, b.policy);
+  return rate && a.max === b.max && (a.max === 0 || sameTuning(a.capTuning, b.capTuning));
 }
