@@ -25,6 +25,10 @@ export class ConcurrencyKeyState {
   readonly waitlist = new Waitlist();
   /** The family this key's cap came from (undefined: setPolicy). */
   family: Family | undefined = undefined;
+  /** Local time the sync schedule looks at this key next (+inf: not queued). */
+  dueAt = Number.POSITIVE_INFINITY;
+  /** Removed, replaced or evicted: never synced again. */
+  retired = false;
 
   constructor(
     readonly subject: string,

@@ -22,6 +22,7 @@ import { Exchange } from "./exchange.js";
 import { decideDegraded, LocalWindows, refreshLocalCredit } from "./fail-static.js";
 import { parseFamily } from "./families.js";
 import { allowWithFreshHeaders, overCapacityDecision } from "./headers.js";
+import { IdleSweep } from "./idle-sweep.js";
 import { registryStoreKey } from "./keys.js";
 import { type LimiterMetrics, snapshotMetrics } from "./metrics.js";
 import type { RateKeyState } from "./rate-key.js";
@@ -30,6 +31,7 @@ import { SlotAdmission } from "./slot-admission.js";
 import { StoreHealth } from "./store-health.js";
 import { type PolicyEntry, parsePolicy, SubjectTable } from "./subjects.js";
 import { CREDIT_TRUST, type SyncEnv, windowEnd } from "./sync-maths.js";
+import type { SyncSchedule } from "./sync-schedule.js";
 
 export type { PolicyEntry } from "./subjects.js";
 
@@ -64,6 +66,8 @@ export class Limiter {
   private readonly localWindows = new LocalWindows();
   private readonly exchange: Exchange;
   private readonly timers: SyncTimers;
+  private readonly schedule: SyncSchedule;
+  private readonly idle: IdleSweep;
   private readonly slots: SlotAdmission;
   private readonly counts = [0, 0, 0, 0, 0, 0, 0, 0];
   private phase: Phase = "new";
@@ -87,7 +91,12 @@ export class Limiter {
     this.caps = this.subjects.caps;
     const env: SyncEnv = { options: this.options, health: this.health };
     this.exchange = new Exchange(env, clock, store, registryStoreKey(this.service), this.subjects);
-    this.timers = new SyncTimers(env, clock, this.rates, this.exchange);
+    this.schedule = this.exchange.schedule;
+    this.idle = new IdleSweep(this.subjects, this.localWindows, this.options, () => this.health.offset);
+    this.subjects.onFamilyState = (state) => this.idle.watch(state, clock.monoMs());
+    this.timers = new SyncTimers(env, clock, this.schedule.awake, this.exchange, (now) =>
+      this.idle.sweep(now),
+    );
     this.slots = new SlotAdmission(env, clock, this.exchange, this.counts, () => this.phase === "closed");
   }
 
@@ -252,6 +261,7 @@ export class Limiter {
     k.admitted = admitted;
     if (k.credit - admitted < k.refillBelow && !k.refillWanted) {
       k.refillWanted = true;
+      this.schedule.touch(k, now);
       this.timers.wake();
     }
     this.counts[outcome]!++;
@@ -267,6 +277,8 @@ export class Limiter {
     }
     const now = this.clock.monoMs();
     const t = now + this.health.offset;
+    // out of credit, denied or dormant: the next round looks at the key (once per round at most)
+    this.schedule.touch(k, now);
     if (k.localOnly) {
       refreshLocalCredit(k, this.localWindows, now, t);
       return this.admit(k, cost, ALLOW_LOCAL) ?? this.deny(k, cost, now, DENY_LOCAL, false);
@@ -361,6 +373,7 @@ export class Limiter {
       if (this.phase === "closed") throw new LimiterClosedError("acquire");
       return UNLIMITED_SLOT;
     }
+    if (c.dueAt === Number.POSITIVE_INFINITY) this.schedule.touchCap(c, this.clock.monoMs());
     return this.slots.acquire(c);
   }
 
@@ -373,6 +386,7 @@ export class Limiter {
 
   /** Runs one round now: due keys (every key when forced), with a heartbeat when forced. */
   syncNow(force = false): Promise<void> {
+    this.idle.sweep(this.clock.monoMs());
     return this.exchange.round(force, force);
   }
 

@@ -75,6 +75,12 @@ export class RateKeyState {
   readonly waitlist = new Waitlist();
   /** The family this key's policy came from (undefined: setPolicy); such keys are evicted when idle. */
   family: Family | undefined = undefined;
+  /** Local time the sync schedule looks at this key next (+inf: not queued). */
+  dueAt = Number.POSITIVE_INFINITY;
+  /** Waiting to ride along with the next round (slack 0.5). */
+  riding = false;
+  /** Removed, replaced or evicted: never synced again. */
+  retired = false;
   private degradedCache: { replicas: number; windows: WindowSpec[] } | undefined;
 
   constructor(

@@ -58,6 +58,8 @@ export class SubjectTable {
   readonly rates = new Map<string, RateKeyState>();
   readonly caps = new Map<string, ConcurrencyKeyState>();
   readonly families = new FamilyTable();
+  /** Called with the first state of a family subject, fresh (its rate key, or its cap without one). */
+  onFamilyState: ((state: RateKeyState | ConcurrencyKeyState) => void) | undefined;
 
   constructor(
     private readonly service: string,
@@ -86,8 +88,13 @@ export class SubjectTable {
     if (k !== undefined) {
       this.rates.delete(subject);
       k.validUntil = Number.NEGATIVE_INFINITY;
+      k.retired = true;
     }
-    this.caps.delete(subject);
+    const c = this.caps.get(subject);
+    if (c !== undefined) {
+      this.caps.delete(subject);
+      c.retired = true;
+    }
   }
 
   /**
@@ -159,38 +166,50 @@ export class SubjectTable {
   }
 
   apply({ subject, policy, max, config, family, hash }: ParsedPolicy): void {
-    if (policy === undefined) this.rates.delete(subject);
-    else {
+    const before = this.rates.get(subject) ?? this.caps.get(subject);
+    const oldRate = this.rates.get(subject);
+    if (policy === undefined) {
+      if (oldRate !== undefined) oldRate.retired = true;
+      this.rates.delete(subject);
+    } else {
       const localOnly = policy.localAllowance >= 1 || !this.hasStore;
       const key = rateStoreKey(this.service, subject, hash ?? configHash(policy.alg, policy.windows));
-      const old = this.rates.get(subject);
       const reuse =
-        old !== undefined &&
-        old.storeKey === key &&
-        old.localOnly === localOnly &&
-        samePolicy(old.policy, policy);
-      if (reuse) old.family = family;
+        oldRate !== undefined &&
+        oldRate.storeKey === key &&
+        oldRate.localOnly === localOnly &&
+        samePolicy(oldRate.policy, policy);
+      if (reuse) oldRate.family = family;
       else {
+        if (oldRate !== undefined) oldRate.retired = true;
         const k = new RateKeyState(subject, key, policy, localOnly);
         k.family = family;
         this.rates.set(subject, k);
       }
     }
-    if (max === 0) this.caps.delete(subject);
-    else {
+    const oldCap = this.caps.get(subject);
+    if (max === 0) {
+      if (oldCap !== undefined) oldCap.retired = true;
+      this.caps.delete(subject);
+    } else {
       const tuning = family?.capTuning ?? keyTuning(config);
       const localOnly = tuning.localAllowance >= 1 || !this.hasStore;
-      const old = this.caps.get(subject);
       const reuse =
-        old !== undefined && old.max === max && old.localOnly === localOnly && sameTuning(old.tuning, tuning);
-      if (reuse) old.family = family;
+        oldCap !== undefined &&
+        oldCap.max === max &&
+        oldCap.localOnly === localOnly &&
+        sameTuning(oldCap.tuning, tuning);
+      if (reuse) oldCap.family = family;
       else {
+        if (oldCap !== undefined) oldCap.retired = true;
         const key = concurrencyStoreKey(this.service, subject, max);
         const c = new ConcurrencyKeyState(subject, key, max, tuning, localOnly);
         c.family = family;
         this.caps.set(subject, c);
       }
     }
+    const after = this.rates.get(subject) ?? this.caps.get(subject);
+    if (family !== undefined && after !== undefined && after !== before) this.onFamilyState?.(after);
   }
 }
 
