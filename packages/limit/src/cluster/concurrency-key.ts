@@ -1,6 +1,7 @@
 import { Waitlist } from "./admission.js";
 import type { KeyTuning } from "./config.js";
 import type { Slot } from "./decision.js";
+import type { Family } from "./families.js";
 
 /** The per-replica state of one concurrency-capped subject (see docs/protocol.md#s3-7). */
 export class ConcurrencyKeyState {
@@ -22,6 +23,12 @@ export class ConcurrencyKeyState {
   /** Slots other replicas held at the last reply. */
   others = 0;
   readonly waitlist = new Waitlist();
+  /** The family this key's cap came from (undefined: setPolicy). */
+  family: Family | undefined = undefined;
+  /** Local time the sync schedule looks at this key next (+inf: not queued). */
+  dueAt = Number.POSITIVE_INFINITY;
+  /** Removed, replaced or evicted: never synced again. */
+  retired = false;
 
   constructor(
     readonly subject: string,

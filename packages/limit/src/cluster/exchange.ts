@@ -2,13 +2,19 @@ import type { Clock } from "../clock/clock.js";
 import { StoreReplyError } from "../store/errors.js";
 import type { Release, RoundReply, RoundRequest, Store } from "../store/types.js";
 import { ConcurrencyKeyState } from "./concurrency-key.js";
-import { applyConcurrencyReply, buildConcurrencySend, revertConcurrencySend } from "./concurrency-sync.js";
+import {
+  applyConcurrencyReply,
+  buildConcurrencySend,
+  type ConcurrencySend,
+  revertConcurrencySend,
+} from "./concurrency-sync.js";
 import { StoreTimeoutError } from "./errors.js";
 import { SyncHistogram } from "./metrics.js";
 import type { RateKeyState } from "./rate-key.js";
-import { applyRateReply, buildRateSend, revertRateSend } from "./rate-sync.js";
+import { applyRateReply, buildRateSend, type RateSend, revertRateSend } from "./rate-sync.js";
 import { collectDue } from "./schedule.js";
 import { claim, type SyncEnv } from "./sync-maths.js";
+import { SyncSchedule } from "./sync-schedule.js";
 
 const SETTLED: Promise<void> = Promise.resolve();
 
@@ -24,6 +30,12 @@ export class Exchange {
   closed = false;
   roundCount = 0;
   readonly syncSeconds = new SyncHistogram();
+  /** Which keys are due, without scanning every key. */
+  readonly schedule: SyncSchedule;
+  /** The last background round took as many keys as a round holds: more may be due now. */
+  lastRoundFull = false;
+  /** Key syncs sent (rate and concurrency), for capacity figures. */
+  keySyncs = 0;
   private lastHeartbeat = Number.NEGATIVE_INFINITY;
 
   constructor(
@@ -32,21 +44,22 @@ export class Exchange {
     private readonly store: Store | undefined,
     private readonly registry: string,
     private readonly subjects: SubjectMaps,
-  ) {}
+  ) {
+    this.schedule = new SyncSchedule(env);
+  }
 
   /** Collects due keys and runs one round trip (docs/protocol.md#s3-1); a round with nothing to say sends nothing. */
   // Not async: a round with nothing to send (most ticks) returns a settled promise without allocating one.
   round(force: boolean, heartbeat: boolean): Promise<void> {
+    this.lastRoundFull = false;
     if (this.store === undefined || this.closed) return SETTLED;
     const { options } = this.env;
     const now = this.clock.monoMs();
     const heartbeatDue = heartbeat || now - this.lastHeartbeat >= options.heartbeatMs;
     const limit = options.maxKeysPerRound;
     const into = { rates: [] as RateKeyState[], caps: [] as ConcurrencyKeyState[] };
-    collectDue(this.env, this.subjects, into, now, 1, force, limit);
-    if (into.rates.length + into.caps.length > 0 || heartbeatDue) {
-      collectDue(this.env, this.subjects, into, now, 0.5, force, limit);
-    }
+    if (force) collectDue(this.env, this.subjects, into, now, 1, force, limit);
+    else this.lastRoundFull = this.schedule.collect(now, into, limit, heartbeatDue);
     if (into.rates.length + into.caps.length === 0 && !heartbeatDue) return SETTLED;
     // a heartbeat rides along once half its period has passed
     const withHeartbeat = heartbeatDue || now - this.lastHeartbeat >= options.heartbeatMs / 2;
@@ -111,6 +124,7 @@ export class Exchange {
       this.lastHeartbeat = now;
     }
     this.roundCount++;
+    this.keySyncs += rates.length + caps.length;
     let reply: RoundReply;
     const pending = env.health.roundStarted(now);
     try {
@@ -121,6 +135,7 @@ export class Exchange {
       if (env.health.recordFailure(err, this.clock.monoMs())) this.distrustCredit();
       for (const s of rates) revertRateSend(s);
       for (const s of caps) revertConcurrencySend(s);
+      this.reschedule(rates, caps, this.clock.monoMs());
       return;
     }
     env.health.roundEnded(pending);
@@ -134,6 +149,14 @@ export class Exchange {
     for (let i = 0; i < rates.length; i++) applyRateReply(env, rates[i]!, reply.rates[i]!, recv, this.closed);
     for (let i = 0; i < caps.length; i++)
       applyConcurrencyReply(env, caps[i]!, reply.concurrency[i]!, this.closed);
+    this.reschedule(rates, caps, recv);
+  }
+
+  // Each key synced waits in the schedule for its next due time.
+  private reschedule(rates: RateSend[], caps: ConcurrencySend[], now: number): void {
+    if (this.closed) return;
+    for (const s of rates) this.schedule.afterSync(s.key, now);
+    for (const s of caps) this.schedule.afterCapSync(s.key, now);
   }
 
   /**

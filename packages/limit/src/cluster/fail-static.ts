@@ -1,6 +1,7 @@
 import { apply, applyPast, capacity, emptyWindow, free, usage } from "../store/algorithm.js";
 import { grantStep } from "../store/grant.js";
 import { rateKeyTtlMs } from "../store/request.js";
+import { TimeQueue } from "../store/time-queue.js";
 import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
 import { ALLOW_DEGRADED, DENY_DEGRADED, type Decision } from "./decision.js";
@@ -35,8 +36,10 @@ interface LocalEntry {
 export class LocalWindows {
   private readonly entries = new Map<string, LocalEntry>();
   private lookups = 0;
+  /** Released entries, by the time they may be forgotten. */
+  private readonly expiring = new TimeQueue<string>(1000);
 
-  /** Entries held (live or not yet swept). */
+  /** Entries held (expired ones not yet dropped included). */
   get size(): number {
     return this.entries.size;
   }
@@ -46,20 +49,41 @@ export class LocalWindows {
     this.entries.delete(key);
   }
 
+  /** Lets `key`'s credit go: the entry is forgotten once its windows are over, as a store key expires. */
+  release(key: string, windows: readonly WindowSpec[], t: number): void {
+    const e = this.entries.get(key);
+    if (e === undefined) return;
+    e.lease = 0;
+    e.expiresAt = t + rateKeyTtlMs(windows, 0);
+    this.expiring.add(key, e.expiresAt + 1000);
+  }
+
+  /** Drops released entries whose time is up. */
+  sweep(t: number): void {
+    this.expiring.popDue(t, (key) => {
+      const e = this.entries.get(key);
+      if (e !== undefined && t > e.expiresAt) this.entries.delete(key);
+      return true;
+    });
+  }
+
   /** The live entry of `key` at store time `t` (a fresh one when absent or expired). */
   entry(key: string, windows: number, t: number): LocalEntry {
-    if (++this.lookups >= SWEEP_EVERY) this.sweep(t);
+    if (++this.lookups >= SWEEP_EVERY) this.sweepExpired(t);
     let e = this.entries.get(key);
     if (e !== undefined && t > e.expiresAt) e = undefined;
     if (e === undefined) {
       e = { states: [], lease: 0, expiresAt: t };
       this.entries.set(key, e);
     }
-    if (e.states.length !== windows) e.states = Array.from({ length: windows }, emptyWindow);
+    if (e.states.length !== windows) {
+      e.states = [];
+      for (let i = 0; i < windows; i++) e.states.push(emptyWindow());
+    }
     return e;
   }
 
-  private sweep(t: number): void {
+  private sweepExpired(t: number): void {
     this.lookups = 0;
     for (const [key, e] of this.entries) if (t > e.expiresAt) this.entries.delete(key);
   }

@@ -27,7 +27,9 @@ import { InvalidCostError, LimiterClosedError } from "./errors.js";
 import { emitEvent } from "./events.js";
 import { Exchange } from "./exchange.js";
 import { decideDegraded, LocalWindows, refreshLocalCredit } from "./fail-static.js";
+import { parseFamily } from "./families.js";
 import { allowWithFreshHeaders, overCapacityDecision } from "./headers.js";
+import { IdleSweep } from "./idle-sweep.js";
 import { registryStoreKey } from "./keys.js";
 import { type LimiterMetrics, snapshotMetrics } from "./metrics.js";
 import type { RateKeyState } from "./rate-key.js";
@@ -36,6 +38,7 @@ import { SlotAdmission } from "./slot-admission.js";
 import { StoreHealth } from "./store-health.js";
 import { type PolicyEntry, parsePolicy, SubjectTable } from "./subjects.js";
 import { CREDIT_TRUST, type SyncEnv, windowEnd } from "./sync-maths.js";
+import type { SyncSchedule } from "./sync-schedule.js";
 
 export type { PolicyEntry } from "./subjects.js";
 
@@ -70,6 +73,8 @@ export class Limiter {
   private readonly localWindows = new LocalWindows();
   private readonly exchange: Exchange;
   private readonly timers: SyncTimers;
+  private readonly schedule: SyncSchedule;
+  private readonly idle: IdleSweep;
   private readonly slots: SlotAdmission;
   private readonly counts = [0, 0, 0, 0, 0, 0, 0, 0];
   /** acquire() outcomes, counted apart from rate decisions (same OUTCOMES order). */
@@ -100,7 +105,12 @@ export class Limiter {
     this.caps = this.subjects.caps;
     const env: SyncEnv = { options: this.options, health: this.health };
     this.exchange = new Exchange(env, clock, store, registryStoreKey(this.service), this.subjects);
-    this.timers = new SyncTimers(env, clock, this.rates, this.exchange);
+    this.schedule = this.exchange.schedule;
+    this.idle = new IdleSweep(this.subjects, this.localWindows, this.options, () => this.health.offset);
+    this.subjects.onFamilyState = (state) => this.idle.watch(state, clock.monoMs());
+    this.timers = new SyncTimers(env, clock, this.schedule.awake, this.exchange, (now) =>
+      this.idle.sweep(now),
+    );
     this.slots = new SlotAdmission(env, clock, this.exchange, this.slotCounts, () => this.phase === "closed");
   }
 
@@ -175,6 +185,26 @@ export class Limiter {
     if (k?.localOnly) this.localWindows.forget(k.storeKey);
   }
 
+  /**
+   * Sets a policy family (see docs/protocol.md#s1-7): every subject that starts with `prefix` and has
+   * no policy of its own gets these limits on first use; the longest matching prefix wins. Setting it
+   * again with the same limits keeps live state; other limits apply to its subjects as setPolicy
+   * would. Family subjects are forgotten once idle. Throws InvalidPolicyError (`prefix` not a
+   * non-empty string, or a bad limit).
+   */
+  setFamily(prefix: string, rateLimits?: RateLimitConfig | null, maxConcurrent?: number | null): void {
+    this.subjects.setFamily(parseFamily(prefix, rateLimits, maxConcurrent));
+  }
+
+  /** Removes a family: its subjects move to the next longest matching family, or are forgotten. */
+  removeFamily(prefix: string): void {
+    this.subjects.removeFamily(prefix);
+  }
+
+  hasFamily(prefix: string): boolean {
+    return this.subjects.families.get(prefix) !== undefined;
+  }
+
   hasPolicy(subject: string): boolean {
     return this.subjects.has(subject);
   }
@@ -193,7 +223,7 @@ export class Limiter {
    */
   tryCheck(subject: string, cost = 1): Decision | undefined {
     if (cost !== 1) checkCost(cost);
-    const k = this.rates.get(subject);
+    const k = this.rates.get(subject) ?? this.subjects.adopt(subject);
     if (k === undefined) {
       if (this.phase === "closed") throw new LimiterClosedError("check");
       return this.caps.has(subject) ? UNLIMITED : undefined;
@@ -208,7 +238,7 @@ export class Limiter {
    */
   async check(subject: string, cost = 1): Promise<Decision> {
     if (cost !== 1) checkCost(cost);
-    const k = this.rates.get(subject);
+    const k = this.rates.get(subject) ?? this.subjects.adopt(subject);
     if (k === undefined) {
       if (this.phase === "closed") throw new LimiterClosedError("check");
       return UNLIMITED;
@@ -223,7 +253,7 @@ export class Limiter {
    */
   tryAdmit(subject: string, cost = 1): boolean | undefined {
     if (cost !== 1) checkCost(cost);
-    const k = this.rates.get(subject);
+    const k = this.rates.get(subject) ?? this.subjects.adopt(subject);
     if (k === undefined) {
       if (this.phase === "closed") throw new LimiterClosedError("check");
       return this.caps.has(subject) ? true : undefined;
@@ -258,6 +288,7 @@ export class Limiter {
     k.admitted = admitted;
     if (k.credit - admitted < k.refillBelow && !k.refillWanted) {
       k.refillWanted = true;
+      this.schedule.touch(k, now);
       this.timers.wake();
     }
     this.counts[outcome]!++;
@@ -273,6 +304,8 @@ export class Limiter {
     }
     const now = this.clock.monoMs();
     const t = now + this.health.offset;
+    // out of credit, denied or dormant: the next round looks at the key (once per round at most)
+    this.schedule.touch(k, now);
     if (k.localOnly) {
       refreshLocalCredit(k, this.localWindows, now, t);
       return this.admit(k, cost, ALLOW_LOCAL) ?? this.deny(k, cost, now, DENY_LOCAL, false);
@@ -298,6 +331,9 @@ export class Limiter {
   private tryColdCredit(k: RateKeyState, cost: number, now: number): Decision | undefined {
     if (this.health.isRecovering(k.policy, now, this.options.tickMs)) return undefined;
     if (k.view.answered && now - k.view.at > k.policy.cacheTtlMs) return undefined;
+    // A family subject has never been set before start(): without a view its first window may be
+    // full already (another replica, or before it was evicted), so its first request waits for a sync.
+    if (!k.view.answered && k.family !== undefined) return undefined;
     const t = now + this.health.offset;
     const units = coldRateCredit(k, this.health.replicas(), t);
     if (!(units > 0)) return undefined;
@@ -373,11 +409,16 @@ export class Limiter {
    * Rejects with LimiterClosedError after shutdown.
    */
   async acquire(subject: string): Promise<AcquireResult> {
-    const c = this.caps.get(subject);
+    let c = this.caps.get(subject);
+    if (c === undefined && this.subjects.families.size > 0) {
+      this.subjects.adopt(subject);
+      c = this.caps.get(subject);
+    }
     if (c === undefined) {
       if (this.phase === "closed") throw new LimiterClosedError("acquire");
       return UNLIMITED_SLOT;
     }
+    if (c.dueAt === Number.POSITIVE_INFINITY) this.schedule.touchCap(c, this.clock.monoMs());
     return this.slots.acquire(c);
   }
 
@@ -390,6 +431,7 @@ export class Limiter {
 
   /** Runs one round now: due keys (every key when forced), with a heartbeat when forced. */
   syncNow(force = false): Promise<void> {
+    this.idle.sweep(this.clock.monoMs());
     return this.exchange.round(force, force);
   }
 

@@ -2,6 +2,7 @@ import { capacity, emptyWindow } from "../store/algorithm.js";
 import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
 import { Waitlist } from "./admission.js";
 import type { RatePolicy } from "./config.js";
+import type { Family } from "./families.js";
 
 /** What the last store reply said about a key's windows. */
 export interface StoreView {
@@ -76,6 +77,14 @@ export class RateKeyState {
   boundaryTime = 0;
   view: StoreView;
   readonly waitlist = new Waitlist();
+  /** The family this key's policy came from (undefined: setPolicy); such keys are evicted when idle. */
+  family: Family | undefined = undefined;
+  /** Local time the sync schedule looks at this key next (+inf: not queued). */
+  dueAt = Number.POSITIVE_INFINITY;
+  /** Waiting to ride along with the next round (slack 0.5). */
+  riding = false;
+  /** Removed, replaced or evicted: never synced again. */
+  retired = false;
   private degradedCache: { replicas: number; windows: WindowSpec[] } | undefined;
 
   constructor(

@@ -188,7 +188,11 @@ export function applyRateReply(
   const starved = own === 0 && k.credit === s.admittedAtSend && reply.avail < 1;
   // Extension: an ask for a batch is paced like one that got nothing: what it got is spent first,
   // then requests are denied until another batch could be free (else one ask per few units).
-  const paced = !starved && (s.request.batch ?? 0) > 0;
+  // Only when the store is short: with another batch still free after this grant, pacing would deny
+  // requests far below the limit (the grant is capped by `want`, not by what is free).
+  const batch = s.request.batch ?? 0;
+  const left = reply.avail - reply.kept - reply.granted - reply.direct;
+  const paced = !starved && batch > 0 && left < batch;
   k.exhaustedUntil =
     starved || paced ? recv + exhaustedWaitMs(env, s, reply, t, paced) : Number.NEGATIVE_INFINITY;
   k.doneSeq = s.seq;

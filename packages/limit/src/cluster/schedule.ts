@@ -105,6 +105,8 @@ export function nextBoundary(t: number): number {
 /** What the timers drive: a background round. */
 export interface RoundRunner {
   round(force: boolean, heartbeat: boolean): Promise<void>;
+  /** The last round took as many keys as a round holds: more may be due now. */
+  readonly lastRoundFull: boolean;
 }
 
 /** The background loop's timers: every tickMs, just before each whole second, and on demand. */
@@ -121,8 +123,10 @@ export class SyncTimers {
   constructor(
     private readonly env: SyncEnv,
     private readonly clock: Clock,
-    private readonly rates: Map<string, RateKeyState>,
+    private readonly rates: Iterable<RateKeyState>,
     private readonly runner: RoundRunner,
+    /** Runs on every tick before the round (idle eviction). */
+    private readonly onTick: (now: number) => void = () => {},
   ) {}
 
   start(): void {
@@ -147,12 +151,15 @@ export class SyncTimers {
     });
   }
 
+  // A full round is followed by another at once, up to MAX_ROUNDS_IN_FLIGHT in flight.
   private backgroundRound(): void {
-    if (this.roundsInFlight >= MAX_ROUNDS_IN_FLIGHT) return;
-    this.roundsInFlight++;
-    this.runner.round(false, false).finally(() => {
-      this.roundsInFlight--;
-    });
+    do {
+      if (this.roundsInFlight >= MAX_ROUNDS_IN_FLIGHT) return;
+      this.roundsInFlight++;
+      this.runner.round(false, false).finally(() => {
+        this.roundsInFlight--;
+      });
+    } while (this.runner.lastRoundFull);
   }
 
   private armTick(): void {
@@ -161,6 +168,7 @@ export class SyncTimers {
       () => {
         if (!this.running) return;
         this.armTick();
+        this.onTick(this.clock.monoMs());
         this.backgroundRound();
       },
       { unref: true },
@@ -175,7 +183,7 @@ export class SyncTimers {
       b - BOUNDARY_LEAD_MS - t,
       () => {
         if (!this.running) return;
-        const starved = snapshotBoundary(this.rates.values(), b);
+        const starved = snapshotBoundary(this.rates, b);
         this.armBoundary();
         this.backgroundRound();
         // Keys used in the closing window ask for the new one's budget right as it opens.

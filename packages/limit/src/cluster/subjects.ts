@@ -1,6 +1,15 @@
 import { ConcurrencyKeyState } from "./concurrency-key.js";
-import { concurrencyCap, keyTuning, type RateLimitConfig, type RatePolicy, ratePolicy } from "./config.js";
+import {
+  concurrencyCap,
+  keyTuning,
+  type RateLimitConfig,
+  type RatePolicy,
+  ratePolicy,
+  samePolicy,
+  sameTuning,
+} from "./config.js";
 import { InvalidPolicyError } from "./errors.js";
+import { type Family, FamilyTable } from "./families.js";
 import { concurrencyStoreKey, configHash, rateStoreKey } from "./keys.js";
 import { RateKeyState } from "./rate-key.js";
 
@@ -17,6 +26,10 @@ interface ParsedPolicy {
   policy: RatePolicy | undefined;
   max: number;
   config: RateLimitConfig | null | undefined;
+  /** The family this policy comes from; undefined: set for this subject (setPolicy). */
+  family?: Family;
+  /** Precomputed store-key hash of `policy` (a family's). */
+  hash?: string;
 }
 
 export function checkSubject(subject: string): void {
@@ -44,6 +57,9 @@ export function parsePolicy(
 export class SubjectTable {
   readonly rates = new Map<string, RateKeyState>();
   readonly caps = new Map<string, ConcurrencyKeyState>();
+  readonly families = new FamilyTable();
+  /** Called with the first state of a family subject, fresh (its rate key, or its cap without one). */
+  onFamilyState: ((state: RateKeyState | ConcurrencyKeyState) => void) | undefined;
 
   constructor(
     private readonly service: string,
@@ -72,11 +88,19 @@ export class SubjectTable {
     if (k !== undefined) {
       this.rates.delete(subject);
       k.validUntil = Number.NEGATIVE_INFINITY;
+      k.retired = true;
     }
-    this.caps.delete(subject);
+    const c = this.caps.get(subject);
+    if (c !== undefined) {
+      this.caps.delete(subject);
+      c.retired = true;
+    }
   }
 
-  /** Applies every entry and removes the subjects not listed; validates all entries before changing any. */
+  /**
+   * Applies every entry and removes the explicit subjects not listed (family subjects stay);
+   * validates all entries before changing any.
+   */
   replaceAll(list: Iterable<PolicyEntry>): void {
     const parsed = [...list].map((e) => {
       checkSubject(e.subject);
@@ -84,32 +108,113 @@ export class SubjectTable {
     });
     const listed = new Set(parsed.map((p) => p.subject));
     for (const p of parsed) this.apply(p);
-    for (const subject of this.subjects()) if (!listed.has(subject)) this.remove(subject);
+    for (const subject of this.subjects()) {
+      if (!listed.has(subject) && this.familyOf(subject) === undefined) this.remove(subject);
+    }
   }
 
-  apply({ subject, policy, max, config }: ParsedPolicy): void {
-    if (policy === undefined) this.rates.delete(subject);
-    else {
-      const localOnly = policy.localAllowance >= 1 || !this.hasStore;
-      const key = rateStoreKey(this.service, subject, configHash(policy.alg, policy.windows));
-      const old = this.rates.get(subject);
-      // a tuning-only change keeps the live state (credit, counts, syncs) under the new tuning
-      if (old !== undefined && old.storeKey === key && old.localOnly === localOnly) old.policy = policy;
-      else this.rates.set(subject, new RateKeyState(subject, key, policy, localOnly));
-    }
-    if (max === 0) this.caps.delete(subject);
-    else {
-      const tuning = keyTuning(config);
-      const localOnly = tuning.localAllowance >= 1 || !this.hasStore;
-      const old = this.caps.get(subject);
-      // the same local-only status keeps the slots held: a new tuning or cap applies in place
-      if (old !== undefined && old.localOnly === localOnly) {
-        old.tuning = tuning;
-        if (old.max !== max) old.recap(max);
-      } else {
-        const key = concurrencyStoreKey(this.service, subject);
-        this.caps.set(subject, new ConcurrencyKeyState(subject, key, max, tuning, localOnly));
-      }
+  /** The family a subject's state came from (undefined: explicit, or unknown). */
+  familyOf(subject: string): Family | undefined {
+    return this.rates.get(subject)?.family ?? this.caps.get(subject)?.family;
+  }
+
+  /**
+   * A subject without state: creates it from its family, if one matches (see docs/protocol.md#s1-7).
+   * Returns the rate key (undefined when the family has no rate part, or no family matches).
+   */
+  adopt(subject: string): RateKeyState | undefined {
+    if (this.families.size === 0) return undefined;
+    const known = this.rates.get(subject);
+    if (known !== undefined || this.caps.has(subject)) return known;
+    const family = this.families.match(subject);
+    if (family === undefined || family.empty) return undefined;
+    this.apply({
+      subject,
+      policy: family.policy,
+      max: family.max,
+      config: family.config,
+      family,
+      hash: family.rateHash,
+    });
+    return this.rates.get(subject);
+  }
+
+  /** Sets a family; its subjects (and those a shorter prefix held) move to it as setPolicy would move them. */
+  setFamily(family: Family): void {
+    const old = this.families.get(family.prefix);
+    if (old !== undefined && sameFamily(old, family)) return;
+    this.families.set(family);
+    this.rehome((f, subject) => f === old || (f !== undefined && subject.startsWith(family.prefix)));
+  }
+
+  /** Removes a family; its subjects move to the next longest prefix, or are forgotten. */
+  removeFamily(prefix: string): void {
+    const old = this.families.delete(prefix);
+    if (old !== undefined) this.rehome((f) => f === old);
+  }
+
+  // Re-applies the family subjects `moved` selects with the family that matches them now.
+  private rehome(moved: (family: Family | undefined, subject: string) => boolean): void {
+    for (const subject of this.subjects()) {
+      const current = this.familyOf(subject);
+      if (current === undefined || !moved(current, subject)) continue;
+      const f = this.families.match(subject);
+      if (f === undefined || f.empty) this.remove(subject);
+      else
+        this.apply({ subject, policy: f.policy, max: f.max, config: f.config, family: f, hash: f.rateHash });
     }
   }
+
+  apply({ subject, policy, max, config, family, hash }: ParsedPolicy): void {
+    const before = this.rates.get(subject) ?? this.caps.get(subject);
+    const oldRate = this.rates.get(subject);
+    if (policy === undefined) {
+      if (oldRate !== undefined) oldRate.retired = true;
+      this.rates.delete(subject);
+    } else {
+      const localOnly = policy.localAllowance >= 1 || !this.hasStore;
+      const key = rateStoreKey(this.service, subject, hash ?? configHash(policy.alg, policy.windows));
+      // a tuning-only change keeps the live state (credit, counts, syncs) under the new tuning
+      if (oldRate !== undefined && oldRate.storeKey === key && oldRate.localOnly === localOnly) {
+        oldRate.policy = policy;
+        oldRate.family = family;
+      } else {
+        if (oldRate !== undefined) oldRate.retired = true;
+        const k = new RateKeyState(subject, key, policy, localOnly);
+        k.family = family;
+        this.rates.set(subject, k);
+      }
+    }
+    const oldCap = this.caps.get(subject);
+    if (max === 0) {
+      if (oldCap !== undefined) oldCap.retired = true;
+      this.caps.delete(subject);
+    } else {
+      const tuning = family?.capTuning ?? keyTuning(config);
+      const localOnly = tuning.localAllowance >= 1 || !this.hasStore;
+      // the same local-only status keeps the slots held: a new tuning or cap applies in place
+      if (oldCap !== undefined && oldCap.localOnly === localOnly) {
+        oldCap.tuning = tuning;
+        if (oldCap.max !== max) oldCap.recap(max);
+        oldCap.family = family;
+      } else {
+        if (oldCap !== undefined) oldCap.retired = true;
+        const key = concurrencyStoreKey(this.service, subject);
+        const c = new ConcurrencyKeyState(subject, key, max, tuning, localOnly);
+        c.family = family;
+        this.caps.set(subject, c);
+      }
+    }
+    const after = this.rates.get(subject) ?? this.caps.get(subject);
+    if (family !== undefined && after !== undefined && after !== before) this.onFamilyState?.(after);
+  }
+}
+
+/** Same limits and tuning: setting the family again keeps its subjects' live state. */
+function sameFamily(a: Family, b: Family): boolean {
+  const rate =
+    a.policy === undefined
+      ? b.policy === undefined
+      : b.policy !== undefined && samePolicy(a.policy, b.policy);
+  return rate && a.max === b.max && (a.max === 0 || sameTuning(a.capTuning, b.capTuning));
 }

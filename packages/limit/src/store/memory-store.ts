@@ -11,6 +11,7 @@ import {
   rateKeyTtlMs,
   unchargedHits,
 } from "./request.js";
+import { TimeQueue } from "./time-queue.js";
 import { type Turn, turnsAhead, turnTtlMs } from "./turns.js";
 import type {
   ConcurrencyReply,
@@ -31,7 +32,17 @@ interface Lease {
   expiry: number;
 }
 
-interface RateEntry {
+/** What expires by time, as a Redis key with a TTL would. */
+interface Expiring {
+  /** Store ms after which the key is gone, as PEXPIRE would drop it. */
+  expiresAt: number;
+  /** Waiting in the expiry queue (at or before `expiresAt`). */
+  queued?: boolean;
+  key?: string;
+  home?: Map<string, Expiring>;
+}
+
+interface RateEntry extends Expiring {
   windows: WindowState[];
   leases: Map<string, Lease>;
   /** Replicas waiting for freed units (made on the first ticket), and the next ticket (Redis: `Q:<pod>`, `q`). */
@@ -39,24 +50,19 @@ interface RateEntry {
   nextTicket: number;
   /** Push totals remembered per `<pushId>:<pod>` (Redis: `P:<pushId>:<pod>`), made on the first push id. */
   pushes: Map<string, Lease> | undefined;
-  /** Store ms after which the key is gone, as PEXPIRE would drop it. */
-  expiresAt: number;
 }
 
-interface SlotEntry {
+interface SlotEntry extends Expiring {
   leases: Map<string, Lease>;
-  expiresAt: number;
 }
 
-interface Registry {
+interface Registry extends Expiring {
   /** pod -> last heartbeat (store ms). */
   pods: Map<string, number>;
-  expiresAt: number;
 }
 
-// Expired keys are dropped on access; a full sweep every so many operations bounds the memory of keys
-// nobody touches again.
-const SWEEP_EVERY = 4096;
+// Expired keys are dropped on access, and by time: each key waits in a queue of one-second slots.
+const EXPIRY_SLOT_MS = 1000;
 
 const NORMALIZE = { finiteLease: false } as const;
 
@@ -73,9 +79,14 @@ export class MemoryStore implements Store {
   private failing = false;
   private latencyMs = 0;
   private roundCount = 0;
-  private opsSinceSweep = 0;
+  private readonly expiry = new TimeQueue<Expiring>(EXPIRY_SLOT_MS);
 
   constructor(private readonly clock: Clock = systemClock) {}
+
+  /** Keys held now (rate, concurrency, registries), expired ones not yet dropped included. */
+  get keyCount(): number {
+    return this.rateKeys.size + this.slotKeys.size + this.registries.size;
+  }
 
   /** Number of `round()` calls so far, failed ones included (store round trips). */
   get rounds(): number {
@@ -174,6 +185,7 @@ export class MemoryStore implements Store {
     if (mine > 0) entry.leases.set(req.pod, { credit: mine, expiry: now + req.leaseTtlMs });
     else entry.leases.delete(req.pod);
     entry.expiresAt = now + rateKeyTtlMs(windows, req.leaseTtlMs);
+    this.expireLater(this.rateKeys, req.key, entry);
     return {
       now,
       kept,
@@ -219,7 +231,10 @@ export class MemoryStore implements Store {
     } else leases.delete(req.pod);
     // An empty hash does not exist in Redis; neither does it here.
     if (leases.size === 0) this.slotKeys.delete(req.key);
-    else this.slotKeys.set(req.key, entry);
+    else {
+      this.slotKeys.set(req.key, entry);
+      this.expireLater(this.slotKeys, req.key, entry);
+    }
     return { now, kept, granted, direct, others: held.others };
   }
 
@@ -238,7 +253,10 @@ export class MemoryStore implements Store {
     for (const [pod, seen] of reg.pods) if (seen <= cutoff) reg.pods.delete(pod);
     const replicas = Math.max(1, reg.pods.size);
     if (reg.pods.size === 0) this.registries.delete(req.key);
-    else reg.expiresAt = now + Math.floor(10 * req.windowMs);
+    else {
+      reg.expiresAt = now + Math.floor(10 * req.windowMs);
+      this.expireLater(this.registries, req.key, reg);
+    }
     return { now, replicas };
   }
 
@@ -283,15 +301,24 @@ export class MemoryStore implements Store {
     return e;
   }
 
+  // Drops the keys whose time is up; what is still live waits again until its (later) expiry.
   private tick(now: number): void {
-    if (++this.opsSinceSweep < SWEEP_EVERY) return;
-    this.opsSinceSweep = 0;
-    for (const map of [this.rateKeys, this.slotKeys, this.registries] as Map<
-      string,
-      { expiresAt: number }
-    >[]) {
-      for (const [key, e] of map) if (now > e.expiresAt) map.delete(key);
-    }
+    this.expiry.popDue(now, (e) => {
+      e.queued = false;
+      if (e.home?.get(e.key!) !== e) return true;
+      if (now > e.expiresAt) e.home.delete(e.key!);
+      else this.expireLater(e.home, e.key!, e);
+      return true;
+    });
+  }
+
+  private expireLater(home: Map<string, Expiring>, key: string, e: Expiring): void {
+    if (e.queued) return;
+    e.queued = true;
+    e.key = key;
+    e.home = home;
+    // the slot after expiry: popped only once the key is certainly gone (now > expiresAt)
+    this.expiry.add(e, e.expiresAt + EXPIRY_SLOT_MS);
   }
 }
 

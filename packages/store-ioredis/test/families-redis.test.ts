@@ -1,0 +1,50 @@
+import { Limiter, RedisStore } from "@resil/limit";
+import { type ExecHandle, forgetService, type RedisServer, startRedis } from "@resil/testkit";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { connect } from "./connect.js";
+
+// Policy families on a real Redis (@resil/limit docs/protocol.md#s1-7): no false denial far below
+// the limit, bursts on fresh keys included. Real time: run under the machine-wide lock.
+
+describe("families on a real Redis through ioredis", () => {
+  let server: RedisServer;
+  const handles: ExecHandle[] = [];
+  beforeAll(async () => {
+    server = await startRedis({ controllable: true });
+  });
+  afterAll(async () => {
+    await Promise.all(handles.map((h) => h.close()));
+    await server?.stop();
+  });
+
+  it("bursts of 50 concurrent requests on fresh keys, at or below half the limit: 0 denials", async () => {
+    await forgetService(server.port, "fam");
+    const connections = await Promise.all([0, 1].map(() => connect(server.url)));
+    handles.push(...connections);
+    const limiters = connections.map(
+      (c, i) => new Limiter({ service: "fam", podId: `pod-${i}` }, new RedisStore(c.exec)),
+    );
+    for (const l of limiters) await l.start();
+    for (const l of limiters) l.setFamily("ip:", { requestsPerSecond: 1000 });
+    let denied = 0;
+    let checks = 0;
+    const decide = async (l: Limiter, subject: string) => {
+      checks++;
+      const d = l.tryCheck(subject) ?? (await l.check(subject));
+      if (d.kind === "deny") denied++;
+    };
+    // 40 rounds, 50 ms apart: a burst of 50 on a fresh key, then 50 more on it once answered, and 25
+    // on a key used every round (500/s, half its limit)
+    const deadline = Date.now() + 15_000;
+    for (let round = 0; round < 40 && Date.now() < deadline; round++) {
+      const fresh = `ip:10.0.${round}.1`;
+      await Promise.all(Array.from({ length: 50 }, (_, i) => decide(limiters[i % 2]!, fresh)));
+      await Promise.all(Array.from({ length: 50 }, (_, i) => decide(limiters[i % 2]!, fresh)));
+      await Promise.all(Array.from({ length: 25 }, (_, i) => decide(limiters[i % 2]!, "ip:10.9.9.9")));
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    for (const l of limiters) await l.shutdown();
+    expect(checks).toBeGreaterThan(1000);
+    expect(denied).toBe(0);
+  }, 30_000);
+});
