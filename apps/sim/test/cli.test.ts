@@ -130,8 +130,15 @@ describe("resil-sim with the real Limiter", () => {
   });
 
   it("--check exits 1 when a window went over, 0 when the limit held", async () => {
-    // An outage that starts under load: until cacheTtlMs passes, requests are decided on the stale view.
-    const over = await run(["--limit=100", "--load=10", "--duration=4", "--outage=1-3", "--check", "-q"]);
+    // Local-only replicas (allowance 1) each enforce the whole limit, so together they go over it.
+    const over = await run([
+      "--local-allowance=1",
+      "--limit=100",
+      "--load=3",
+      "--duration=4",
+      "--check",
+      "-q",
+    ]);
     expect(over.code).toBe(EXIT.overLimit);
     expect(over.out).toMatch(/windows over limit: [1-9]/);
     const held = await run(["--duration=2", "--check", "-q"]);
