@@ -19,12 +19,8 @@ export function clientAddress(
   if (trustProxy === 0 || forwardedFor === undefined) return socketAddress;
   const header = typeof forwardedFor === "string" ? forwardedFor : forwardedFor.join(",");
   const chain = header.split(",");
-  let hops = trustProxy;
-  if (socketAddress !== undefined) {
-    hops--; // the socket peer is the first trusted proxy
-    if (hops === 0) return chain[chain.length - 1]?.trim() || socketAddress;
-  }
-  const index = Math.max(0, chain.length - 1 - hops);
+  // The socket peer (known or not) is the first trusted hop; each further hop is one entry back.
+  const index = Math.max(0, chain.length - trustProxy);
   return chain[index]?.trim() || socketAddress;
 }
 
