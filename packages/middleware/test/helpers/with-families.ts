@@ -15,7 +15,11 @@ export type FamilyLimiter = Limiter & {
 /** The limiter itself when it has `setFamily`; otherwise patched with a first-sight shim. */
 export function withFamilies(limiter: Limiter): FamilyLimiter {
   const target = limiter as FamilyLimiter;
-  if (typeof target.setFamily === "function") return target;
+  return typeof target.setFamily === "function" ? target : shimFamilies(limiter);
+}
+
+/** Patches `limiter` (its own properties) with a first-sight `setFamily`. */
+export function shimFamilies(limiter: Limiter): FamilyLimiter {
   const families: Family[] = [];
   const ensure = (subject: string) => {
     if (limiter.hasPolicy(subject)) return;
