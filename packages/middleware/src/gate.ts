@@ -1,4 +1,5 @@
 import { addressKey } from "./client-ip.js";
+import { DenyCache } from "./deny-cache.js";
 import { MissingKeyError } from "./errors.js";
 import { type HeaderMode, IetfPolicy } from "./headers.js";
 import type { DecisionHeaders, HeldSlot, LimiterDecision, LimiterLike } from "./limiter-like.js";
@@ -42,6 +43,8 @@ export class RateLimitGate<Req> {
   private readonly allowed: ReadonlySet<string> | undefined;
   private readonly failOpen: boolean;
   private readonly onError: ((error: unknown, subject: string | undefined) => void) | undefined;
+  /** Denials remembered until their Retry-After (`rememberDenials`), or undefined. */
+  readonly denials: DenyCache | undefined;
 
   constructor(options: RateLimitOptions<Req>, addressOf: AddressOf<Req>) {
     validateOptions(options);
@@ -55,6 +58,7 @@ export class RateLimitGate<Req> {
     this.skipIf = options.skip;
     this.failOpen = (options.onLimiterError ?? "allow") === "allow";
     this.onError = options.onError;
+    this.denials = options.rememberDenials === false ? undefined : new DenyCache();
     const subnet = options.ipv6Subnet ?? 64;
     const custom = options.key;
     if (custom !== undefined) {
@@ -86,6 +90,8 @@ export class RateLimitGate<Req> {
     if (this.allowed?.has(key) === true) return SKIP;
     const subject = this.family + key;
     const cost = this.costOf === undefined ? 1 : this.costOf(req);
+    const remembered = this.denials?.get(subject, cost);
+    if (remembered !== undefined) return remembered;
     let decision: LimiterDecision | undefined;
     try {
       decision = this.limiter.tryCheck(subject, cost);
@@ -93,8 +99,11 @@ export class RateLimitGate<Req> {
       return this.failed(error, subject);
     }
     if (decision === undefined) return this.decideLater(subject, cost);
-    if (decision.kind === "deny" || !this.holdSlots) return decision;
-    return this.withSlot(subject, decision);
+    if (decision.kind === "deny") {
+      this.denials?.remember(subject, cost, decision.headers, decision.reason);
+      return decision;
+    }
+    return this.holdSlots ? this.withSlot(subject, decision) : decision;
   }
 
   private async decideLater(subject: string, cost: number): Promise<Verdict> {
@@ -104,8 +113,11 @@ export class RateLimitGate<Req> {
     } catch (error) {
       return this.failed(error, subject);
     }
-    if (decision.kind === "deny" || !this.holdSlots) return decision;
-    return this.withSlot(subject, decision);
+    if (decision.kind === "deny") {
+      this.denials?.remember(subject, cost, decision.headers, decision.reason);
+      return decision;
+    }
+    return this.holdSlots ? this.withSlot(subject, decision) : decision;
   }
 
   private async withSlot(subject: string, decision: LimiterDecision): Promise<Verdict> {

@@ -27,6 +27,11 @@ export interface RateLimitOptions<Req> {
   skip?: (req: Req) => boolean;
   /** Keys (client addresses with the default key) that are never limited. */
   allowList?: Iterable<string>;
+  /**
+   * Remember a denial until its Retry-After and answer the key's requests from memory meanwhile (no
+   * limiter call, no store round). Default true; false asks the limiter for every request.
+   */
+  rememberDenials?: boolean;
   /** Rate-limit headers to send. Default "x-ratelimit". */
   headers?: HeaderMode;
   /** Body of a 429 (and of the 503 below). Default "openai". */

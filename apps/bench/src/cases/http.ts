@@ -67,9 +67,9 @@ async function measure(
       durationS,
       connections: CONNECTIONS,
     });
-  await run(opts.smoke ? 0.2 : 0.5); // warm-up
+  await run(opts.smoke ? 0.1 : 0.5); // warm-up
   const cpu0 = (await server.request<{ id: number; ok: boolean; cpuUs: number }>({ op: "cpu" })).cpuUs;
-  const { result } = await run(opts.smoke ? 0.3 : 1.5);
+  const { result } = await run(opts.smoke ? 0.2 : 1.5);
   const cpu1 = (await server.request<{ id: number; ok: boolean; cpuUs: number }>({ op: "cpu" })).cpuUs;
   const reqPerS = result.requests / result.seconds;
   const cpuPerReq = (cpu1 - cpu0) / Math.max(1, result.requests);
@@ -84,14 +84,18 @@ export const http: BenchCase = {
   title: "HTTP servers with rate limiting (requests per second)",
   description: `${CONNECTIONS} keep-alive connections (a raw HTTP/1.1 client in its own process) against a server in its own process; keys in x-key walked in order; every request admitted, or 90 % on keys already over a 1-an-hour limit; ratios to the bare server of the same stack`,
   async run(opts) {
-    const keyCounts = opts.smoke ? [100] : [100, 10_000, 100_000];
+    const keyCounts = opts.smoke
+      ? [100]
+      : (process.env.BENCH_HTTP_KEYS?.split(",").map(Number) ?? [100, 10_000, 100_000]);
     const redis = await privateRedis();
     const load = Child.start("load-main.ts", []);
     await load.ready;
     const measured = new Map<string, Measured>();
     const rows: Row[] = [];
     try {
-      for (const v of VARIANTS) {
+      // BENCH_HTTP_VARIANTS=a,b limits a run to some variants (while tuning one of them).
+      const only = process.env.BENCH_HTTP_VARIANTS?.split(",");
+      for (const v of VARIANTS.filter((x) => only === undefined || only.includes(x.name))) {
         const modes = v.name.startsWith("bare") ? [false] : [false, true];
         if (v.redis && typeof redis === "string") {
           for (const keys of keyCounts)
