@@ -1,0 +1,61 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { Limiter, MemoryStore, type RateLimitConfig, RedisStore, systemClock } from "@resil/limit";
+import { nodeRateLimit } from "@resil/middleware";
+import { expressRateLimit } from "@resil/middleware/express";
+import { IoRedisExec } from "@resil/store-ioredis";
+import express from "express";
+import type { Redis } from "ioredis";
+import { ADMIT_LIMIT, httpKeys, type Scenario } from "./keys.js";
+
+export type Listener = (req: IncomingMessage, res: ServerResponse) => void;
+
+const ADMIT: RateLimitConfig = {
+  algorithm: "sliding_window",
+  requestsPerMinute: ADMIT_LIMIT,
+  localAllowance: 0.8,
+};
+const DENY: RateLimitConfig = { algorithm: "fixed_window", requestsPerHour: 1 };
+
+type WithFamilies = Limiter & { setFamily?(prefix: string, rateLimits?: RateLimitConfig | null): void };
+
+/** A started limiter with the scenario's policies: by family when the Limiter has them, else per subject. */
+async function limiterFor(s: Scenario, redis: Redis | undefined): Promise<Limiter> {
+  const store = redis === undefined ? new MemoryStore(systemClock) : new RedisStore(new IoRedisExec(redis));
+  const limiter: WithFamilies = new Limiter({ service: `bench-http-${s.tag}` }, store);
+  await limiter.start();
+  const subjects = httpKeys(s.keys, s.deny).map((k) => `k:${k}`);
+  if (typeof limiter.setFamily === "function") {
+    limiter.setFamily("k:a", ADMIT);
+    limiter.setFamily("k:d", DENY);
+  } else {
+    for (const subject of subjects) limiter.setPolicy(subject, subject.startsWith("k:d") ? DENY : ADMIT);
+  }
+  // Spend the denied keys' one request and give the admitted ones credit, before the clock runs.
+  for (let pass = 0; pass < 3; pass++) {
+    for (let i = 0; i < subjects.length; i += 2048) {
+      await Promise.all(subjects.slice(i, i + 2048).map((k) => limiter.check(k)));
+    }
+  }
+  return limiter;
+}
+
+const keyOf = (req: IncomingMessage) => req.headers["x-key"] as string;
+const ok = (_req: IncomingMessage, res: ServerResponse) => res.end("ok");
+
+/** Ours through the node:http core: `wrap` around a bare handler. */
+export async function oursNode(s: Scenario, redis?: Redis): Promise<[Listener, () => Promise<void>]> {
+  const limiter = await limiterFor(s, redis);
+  const limit = nodeRateLimit({ limiter, family: "k:", key: keyOf });
+  return [limit.wrap(ok), () => limiter.shutdown()];
+}
+
+/** Ours through the Express middleware. */
+export async function oursExpress(s: Scenario, redis?: Redis): Promise<[Listener, () => Promise<void>]> {
+  const limiter = await limiterFor(s, redis);
+  const app = express();
+  app.use(expressRateLimit({ limiter, family: "k:", key: (req) => req.headers["x-key"] as string }));
+  app.use((_req, res) => {
+    res.send("ok");
+  });
+  return [app, () => limiter.shutdown()];
+}

@@ -1,0 +1,95 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import express from "express";
+import { MemoryStore, rateLimit, type Store } from "express-rate-limit";
+import type { Redis } from "ioredis";
+import { type RedisReply, RedisStore } from "rate-limit-redis";
+import {
+  type RateLimiterAbstract,
+  RateLimiterMemory,
+  RateLimiterRedis,
+  type RateLimiterRes,
+} from "rate-limiter-flexible";
+import { ADMIT_LIMIT, BODY_429, httpKeys, type Scenario } from "./keys.js";
+import type { Listener } from "./ours.js";
+
+const HOUR_S = 3600;
+
+/** express-rate-limit (X-RateLimit-* legacy headers), its MemoryStore or rate-limit-redis. */
+export async function erl(s: Scenario, redis?: Redis): Promise<[Listener, () => Promise<void>]> {
+  const store: Store =
+    redis === undefined
+      ? new MemoryStore()
+      : new RedisStore({
+          prefix: `erl-${s.tag}:`,
+          sendCommand: (command: string, ...args: string[]) =>
+            redis.call(command, ...args) as Promise<RedisReply>,
+        });
+  const app = express();
+  app.use(
+    rateLimit({
+      windowMs: HOUR_S * 1000,
+      limit: (req) => ((req.headers["x-key"] as string).startsWith("d") ? 1 : ADMIT_LIMIT),
+      keyGenerator: (req) => req.headers["x-key"] as string,
+      standardHeaders: false,
+      legacyHeaders: true,
+      message: JSON.parse(BODY_429),
+      store,
+      validate: false,
+    }),
+  );
+  app.use((_req, res) => {
+    res.send("ok");
+  });
+  await new Promise((r) => setTimeout(r, 50)); // the store's init (script loading) is not awaited by the middleware
+  for (const k of httpKeys(s.keys, s.deny)) if (k.startsWith("d")) await store.increment(k);
+  return [app, async () => store.shutdown?.()];
+}
+
+/** rate-limiter-flexible on node:http: one limiter for the admitted keys, one for the denied. */
+export async function rlf(s: Scenario, redis?: Redis): Promise<[Listener, () => Promise<void>]> {
+  const make = (points: number, duration: number, name: string): RateLimiterAbstract =>
+    redis === undefined
+      ? new RateLimiterMemory({ points, duration })
+      : new RateLimiterRedis({ storeClient: redis, points, duration, keyPrefix: `rlf-${s.tag}-${name}` });
+  const admit = make(ADMIT_LIMIT, 60, "a");
+  const deny = make(1, HOUR_S, "d");
+  const denied = httpKeys(s.keys, s.deny).filter((k) => k.startsWith("d"));
+  for (let i = 0; i < denied.length; i += 2048)
+    await Promise.all(denied.slice(i, i + 2048).map((k) => deny.consume(k)));
+  const limit = (res: ServerResponse, r: RateLimiterRes, max: number) => {
+    res.setHeader("x-ratelimit-limit", String(max));
+    res.setHeader("x-ratelimit-remaining", String(r.remainingPoints));
+    res.setHeader("x-ratelimit-reset", String(Math.ceil((Date.now() + r.msBeforeNext) / 1000)));
+  };
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    const key = req.headers["x-key"] as string;
+    const limiter = key.startsWith("d") ? deny : admit;
+    const max = key.startsWith("d") ? 1 : ADMIT_LIMIT;
+    limiter.consume(key).then(
+      (r) => {
+        limit(res, r, max);
+        res.end("ok");
+      },
+      (r: RateLimiterRes) => {
+        limit(res, r, max);
+        res.setHeader("retry-after", String(Math.max(1, Math.ceil(r.msBeforeNext / 1000))));
+        res.writeHead(429, { "content-type": "application/json" });
+        res.end(BODY_429);
+      },
+    );
+  };
+  return [listener, async () => {}];
+}
+
+/** The floors: a bare node:http handler and a bare Express app. */
+export function bareNode(): Listener {
+  return (_req, res) => res.end("ok");
+}
+
+export function bareExpress(): Listener {
+  const app = express();
+  app.use((_req, res) => {
+    res.send("ok");
+  });
+  return app;
+}

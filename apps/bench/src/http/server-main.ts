@@ -1,0 +1,88 @@
+// The HTTP case's server process: one variant, reconfigured per scenario over IPC; reports its CPU time.
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { Redis } from "ioredis";
+import type { Scenario } from "./keys.js";
+import { type Listener, oursExpress, oursNode } from "./ours.js";
+import { bareExpress, bareNode, erl, rlf } from "./peers.js";
+
+export type VariantName =
+  | "bare-node"
+  | "bare-express"
+  | "ours-node-memory"
+  | "ours-node-redis"
+  | "ours-express-memory"
+  | "ours-express-redis"
+  | "erl-memory"
+  | "erl-redis"
+  | "rlf-memory"
+  | "rlf-redis";
+
+export type ServerRequest = { id: number } & (
+  | { op: "configure"; scenario: Scenario }
+  | { op: "cpu" }
+  | { op: "stop" }
+);
+
+const [variant, redisPort] = [process.argv[2] as VariantName, Number(process.argv[3] ?? 0)];
+const redis = variant.endsWith("redis")
+  ? new Redis(redisPort, "127.0.0.1", { maxRetriesPerRequest: 1 })
+  : undefined;
+redis?.on("error", () => {});
+
+let current: Listener = (_req, res) => {
+  res.statusCode = 503;
+  res.end("not configured");
+};
+let closeCurrent = async () => {};
+
+async function build(s: Scenario): Promise<[Listener, () => Promise<void>]> {
+  const noop = async () => {};
+  switch (variant) {
+    case "bare-node":
+      return [bareNode(), noop];
+    case "bare-express":
+      return [bareExpress(), noop];
+    case "ours-node-memory":
+    case "ours-node-redis":
+      return oursNode(s, redis);
+    case "ours-express-memory":
+    case "ours-express-redis":
+      return oursExpress(s, redis);
+    case "erl-memory":
+    case "erl-redis":
+      return erl(s, redis);
+    case "rlf-memory":
+    case "rlf-redis":
+      return rlf(s, redis);
+  }
+}
+
+const server = createServer((req, res) => current(req, res));
+server.keepAliveTimeout = 30_000;
+await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+
+process.on("message", async (m: ServerRequest) => {
+  try {
+    if (m.op === "configure") {
+      await closeCurrent();
+      [current, closeCurrent] = await build(m.scenario);
+      (globalThis as { gc?: () => void }).gc?.();
+      process.send!({ id: m.id, ok: true });
+    } else if (m.op === "cpu") {
+      const u = process.cpuUsage();
+      process.send!({ id: m.id, ok: true, cpuUs: u.user + u.system });
+    } else {
+      await closeCurrent();
+      server.closeAllConnections();
+      server.close();
+      redis?.disconnect();
+      process.send!({ id: m.id, ok: true });
+      process.exit(0);
+    }
+  } catch (err) {
+    process.send!({ id: m.id, ok: false, error: err instanceof Error ? err.stack : String(err) });
+  }
+});
+process.on("disconnect", () => process.exit(0));
+process.send!({ id: 0, ok: true, port: (server.address() as AddressInfo).port });
