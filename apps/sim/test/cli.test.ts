@@ -131,7 +131,15 @@ describe("resil-sim with the real Limiter", () => {
 
   it("--check exits 1 when a window went over, 0 when the limit held", async () => {
     // An outage that starts under load: until cacheTtlMs passes, requests are decided on the stale view.
-    const over = await run(["--limit=100", "--load=10", "--duration=4", "--outage=1-3", "--check", "-q"]);
+    const over = await run([
+      "--limit=100",
+      "--load=10",
+      "--duration=4",
+      "--outage=1-3",
+      "--on-store-unavailable=allow", // fail-open: over while the store is down
+      "--check",
+      "-q",
+    ]);
     expect(over.code).toBe(EXIT.overLimit);
     expect(over.out).toMatch(/windows over limit: [1-9]/);
     const held = await run(["--duration=2", "--check", "-q"]);

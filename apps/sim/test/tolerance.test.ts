@@ -4,8 +4,15 @@ import { EXIT, main } from "../src/main.js";
 import type { Report } from "../src/report.js";
 import { memoryIo } from "./helpers/io.js";
 
-// An outage under load: until cacheTtlMs passes, requests are decided on a stale view and go over.
-const OVER = ["--limit=100", "--load=10", "--duration=4", "--outage=1-3", "-q"];
+// An outage under load with fail-open: every request is admitted while the store is down.
+const OVER = [
+  "--limit=100",
+  "--load=1.5",
+  "--duration=4",
+  "--outage=1-3",
+  "--on-store-unavailable=allow",
+  "-q",
+];
 
 async function run(argv: string[]) {
   const io = memoryIo();

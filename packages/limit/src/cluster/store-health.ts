@@ -96,6 +96,11 @@ export class StoreHealth {
     return now < this.paceUntil && this.outageMs > ttl;
   }
 
+  /** The store answers again, but the second an outage ended in is not over: fail-static, even when failing open. */
+  isPacing(tuning: KeyTuning, now: number): boolean {
+    return !this.failing && !this.stalled && now < this.paceUntil && this.outageMs > tuning.cacheTtlMs;
+  }
+
   /** Failing, just recovered, or pacing a recovery: no new credit is asked for or taken (see docs/protocol.md#s4). */
   isRecovering(tuning: KeyTuning, now: number, tickMs: number): boolean {
     return (
