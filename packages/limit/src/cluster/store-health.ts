@@ -26,6 +26,12 @@ export class StoreHealth {
   /** Store ms minus local monotonic ms. */
   offset: number;
   private offsetMeasured = false;
+  /**
+   * Round trip of the sample the offset rests on, growing 10 % a sample: a sample's error is at most
+   * half its round trip, so a quicker round trip replaces the offset outright (a slow first round,
+   * loading the scripts, must not skew window boundaries for long).
+   */
+  private offsetRtt = Number.POSITIVE_INFINITY;
   /** Live replicas of the service at the last heartbeat (`expectedReplicas` until the first). */
   replicaCount: number;
   /** The last round trip failed. */
@@ -158,7 +164,14 @@ export class StoreHealth {
   recordReply(sent: number, recv: number, storeNow: number | undefined): void {
     if (storeNow !== undefined && Number.isFinite(storeNow) && storeNow > 0) {
       const sample = storeNow - (sent + recv) / 2;
-      this.offset = this.offsetMeasured ? this.offset + OFFSET_GAIN * (sample - this.offset) : sample;
+      const rtt = recv - sent;
+      if (!this.offsetMeasured || rtt <= this.offsetRtt) {
+        this.offset = sample;
+        this.offsetRtt = rtt;
+      } else {
+        this.offset += OFFSET_GAIN * (sample - this.offset);
+        this.offsetRtt *= 1.1;
+      }
       this.offsetMeasured = true;
     }
     const rtt = recv - sent;
