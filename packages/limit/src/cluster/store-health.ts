@@ -7,8 +7,6 @@ const OFFSET_GAIN = 0.2;
 const RTT_GAIN = 0.2;
 /** A wait on a sync lasts up to this many measured round trips (within cacheTtlMs). */
 export const WAIT_RTT_FACTOR = 2;
-/** The smallest cacheTtlMs a key can have: a shorter gap between good rounds is no outage for any key. */
-const MIN_OUTAGE_MS = 50;
 /** After an outage, decisions stay fail-static until the store second it ended in is over. */
 const PACE_WINDOW_MS = 1000;
 
@@ -176,19 +174,16 @@ export class StoreHealth {
     }
     const rtt = recv - sent;
     this.rttMs = this.rttMs === 0 ? rtt : this.rttMs + RTT_GAIN * (rtt - this.rttMs);
-    const gapStart = this.failing ? this.lastOk : sent;
     if (this.failing) this.recoveredAt = recv;
+    // An outage decisions saw (rounds failed, or one stalled past cacheTtlMs) ends: pace the recovery.
+    // A round that was merely slow, or late because this event loop was blocked, is no outage.
     if (this.failing || this.stalled) {
       this.recoveredCount++;
       this.stalled = false;
-      emitEvent(this.onEvent, { type: "storeRecovered", outageMs: recv - this.lastOk, at: recv });
-    }
-    // An outage: rounds failed since the last good one, or this one stalled.
-    const gap = recv - gapStart;
-    if (gap > MIN_OUTAGE_MS) {
-      this.outageMs = gap;
+      this.outageMs = recv - this.lastOk;
       const t = recv + this.offset;
       this.paceUntil = (Math.floor(t / PACE_WINDOW_MS) + 1) * PACE_WINDOW_MS - this.offset;
+      emitEvent(this.onEvent, { type: "storeRecovered", outageMs: this.outageMs, at: recv });
     }
     this.failing = false;
     this.lastOk = recv;
