@@ -130,12 +130,13 @@ describe("resil-sim with the real Limiter", () => {
   });
 
   it("--check exits 1 when a window went over, 0 when the limit held", async () => {
-    // Local-only replicas (allowance 1) each enforce the whole limit, so together they go over it.
+    // An outage that starts under load: until cacheTtlMs passes, requests are decided on the stale view.
     const over = await run([
-      "--local-allowance=1",
       "--limit=100",
-      "--load=3",
+      "--load=10",
       "--duration=4",
+      "--outage=1-3",
+      "--on-store-unavailable=allow", // fail-open: over while the store is down
       "--check",
       "-q",
     ]);

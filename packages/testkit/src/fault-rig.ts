@@ -48,7 +48,7 @@ export async function startRig(
   const handles: ExecHandle[] = await Promise.all(Array.from({ length: n }, () => adapter.connect(url)));
   const execs = handles.map((h) => new FaultExec(h.exec));
   const limiters = execs.map((e, i) => new Limiter({ podId: `pod-${i}`, ...options }, new RedisStore(e)));
-  for (const [i, l] of limiters.entries()) setup(l, execs[i]!);
+  for (let i = 0; i < n; i++) setup(limiters[i]!, execs[i]!);
   await Promise.all(limiters.map((l) => l.start()));
   await new Promise((r) => setTimeout(r, settleMs));
   return {

@@ -52,8 +52,8 @@ export function describeReplicaProcessScenarios(adapter: LimiterAdapter): void {
       return spawned.map((s) => (s as PromiseFulfilledResult<ReplicaProcess>).value);
     }
 
-    /** A pod's lease on the first key of `service` matching `prefix` (rl2 rate, cc2 concurrency), read from the server. */
-    async function leaseOf(service: string, prefix: "rl2" | "cc2", pod: string): Promise<Lease | undefined> {
+    /** A pod's lease on the first key of `service` matching `prefix` (rl2 rate, cc3 concurrency), read from the server. */
+    async function leaseOf(service: string, prefix: "rl2" | "cc3", pod: string): Promise<Lease | undefined> {
       const keys = (await rawCommand(server.port, ["KEYS", `${prefix}:{${service}:*`])).split("\r\n");
       const key = keys.find((l) => l.startsWith(`${prefix}:`));
       if (!key) return undefined;
@@ -129,7 +129,7 @@ export function describeReplicaProcessScenarios(adapter: LimiterAdapter): void {
       const killedAt = Date.now();
       expect(a.running).toBe(false);
       const rateLease = await leaseOf("k1", "rl2", a.startup!.podId);
-      const slotLease = await leaseOf("k1", "cc2", a.startup!.podId);
+      const slotLease = await leaseOf("k1", "cc3", a.startup!.podId);
       const slots = await b.request({ op: "hold", subject: "jobs", want: 4, timeoutMs: 7000, pauseMs: 100 });
       const rate: LoadResult = await survivorLoad;
       const status = await b.request({ op: "status" });

@@ -349,7 +349,8 @@ export class Limiter {
   /** Fail-static or fail-open while the store is unavailable (see docs/protocol.md#s4). */
   private decideDegraded(k: RateKeyState, cost: number, now: number): Decision {
     const { offset } = this.health;
-    const failOpen = this.options.onStoreUnavailable === "allow";
+    // pacing a recovery is fail-static whatever the mode: the store answers again
+    const failOpen = this.options.onStoreUnavailable === "allow" && !this.health.isPacing(k.policy, now);
     const outage = { since: this.health.lastOk, viewT: k.view.at + offset };
     const n = this.health.replicas();
     return decideDegraded(k, cost, now + offset, n, failOpen, this.localWindows, this.counts, outage);

@@ -7,8 +7,6 @@ const OFFSET_GAIN = 0.2;
 const RTT_GAIN = 0.2;
 /** A wait on a sync lasts up to this many measured round trips (within cacheTtlMs). */
 export const WAIT_RTT_FACTOR = 2;
-/** The smallest cacheTtlMs a key can have: a shorter gap between good rounds is no outage for any key. */
-const MIN_OUTAGE_MS = 50;
 /** After an outage, decisions stay fail-static until the store second it ended in is over. */
 const PACE_WINDOW_MS = 1000;
 
@@ -26,6 +24,12 @@ export class StoreHealth {
   /** Store ms minus local monotonic ms. */
   offset: number;
   private offsetMeasured = false;
+  /**
+   * Round trip of the sample the offset rests on, growing 10 % a sample: a sample's error is at most
+   * half its round trip, so a quicker round trip replaces the offset outright (a slow first round,
+   * loading the scripts, must not skew window boundaries for long).
+   */
+  private offsetRtt = Number.POSITIVE_INFINITY;
   /** Live replicas of the service at the last heartbeat (`expectedReplicas` until the first). */
   replicaCount: number;
   /** The last round trip failed. */
@@ -96,6 +100,11 @@ export class StoreHealth {
     return now < this.paceUntil && this.outageMs > ttl;
   }
 
+  /** The store answers again, but the second an outage ended in is not over: fail-static, even when failing open. */
+  isPacing(tuning: KeyTuning, now: number): boolean {
+    return !this.failing && !this.stalled && now < this.paceUntil && this.outageMs > tuning.cacheTtlMs;
+  }
+
   /** Failing, just recovered, or pacing a recovery: no new credit is asked for or taken (see docs/protocol.md#s4). */
   isRecovering(tuning: KeyTuning, now: number, tickMs: number): boolean {
     return (
@@ -153,24 +162,28 @@ export class StoreHealth {
   recordReply(sent: number, recv: number, storeNow: number | undefined): void {
     if (storeNow !== undefined && Number.isFinite(storeNow) && storeNow > 0) {
       const sample = storeNow - (sent + recv) / 2;
-      this.offset = this.offsetMeasured ? this.offset + OFFSET_GAIN * (sample - this.offset) : sample;
+      const rtt = recv - sent;
+      if (!this.offsetMeasured || rtt <= this.offsetRtt) {
+        this.offset = sample;
+        this.offsetRtt = rtt;
+      } else {
+        this.offset += OFFSET_GAIN * (sample - this.offset);
+        this.offsetRtt *= 1.1;
+      }
       this.offsetMeasured = true;
     }
     const rtt = recv - sent;
     this.rttMs = this.rttMs === 0 ? rtt : this.rttMs + RTT_GAIN * (rtt - this.rttMs);
-    const gapStart = this.failing ? this.lastOk : sent;
     if (this.failing) this.recoveredAt = recv;
+    // An outage decisions saw (rounds failed, or one stalled past cacheTtlMs) ends: pace the recovery.
+    // A round that was merely slow, or late because this event loop was blocked, is no outage.
     if (this.failing || this.stalled) {
       this.recoveredCount++;
       this.stalled = false;
-      emitEvent(this.onEvent, { type: "storeRecovered", outageMs: recv - this.lastOk, at: recv });
-    }
-    // An outage: rounds failed since the last good one, or this one stalled.
-    const gap = recv - gapStart;
-    if (gap > MIN_OUTAGE_MS) {
-      this.outageMs = gap;
+      this.outageMs = recv - this.lastOk;
       const t = recv + this.offset;
       this.paceUntil = (Math.floor(t / PACE_WINDOW_MS) + 1) * PACE_WINDOW_MS - this.offset;
+      emitEvent(this.onEvent, { type: "storeRecovered", outageMs: this.outageMs, at: recv });
     }
     this.failing = false;
     this.lastOk = recv;
