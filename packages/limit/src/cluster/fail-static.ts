@@ -107,12 +107,8 @@ export function refreshLocalCredit(k: RateKeyState, table: LocalWindows, now: nu
   const { granted } = grantStep(avail - kept, Math.max(k.minCapacity, 1), 0, 1, 1);
   e.lease = kept + granted;
   e.expiresAt = t + rateKeyTtlMs(k.windows, LOCAL_LEASE_MS);
-  k.view = {
-    at: now,
-    windows: e.states.map((s) => ({ idx: s.idx, cur: s.cur, prev: s.prev, tat: s.tat })),
-    reservedOthers: 0,
-    answered: true,
-  };
+  // the entry itself: it changes only here, so it reads as a copy taken now would
+  k.view = { at: now, windows: e.states, reservedOthers: 0, answered: true };
   k.pushed = k.admitted;
   k.credit = k.admitted + kept + granted;
   k.refillBelow = 0;
