@@ -38,6 +38,16 @@ export class LocalWindows {
     return this.entries.size;
   }
 
+  /** `entry` for a local-only key, remembered on the key (its entry lives as long as it does). */
+  entryOf(k: RateKeyState, t: number): LocalEntry {
+    const cached = k.localEntry as LocalEntry | undefined;
+    if (cached !== undefined && t <= cached.expiresAt && cached.states.length === k.windows.length)
+      return cached;
+    const e = this.entry(k.storeKey, k.windows.length, t);
+    k.localEntry = e;
+    return e;
+  }
+
   /** Lets `key`'s credit go: the entry is forgotten once its windows are over, as a store key expires. */
   release(key: string, windows: readonly WindowSpec[], t: number): void {
     const e = this.entries.get(key);
@@ -93,7 +103,7 @@ function freeUnits(
 export function refreshLocalCredit(k: RateKeyState, table: LocalWindows, now: number, t: number): void {
   const pending = Math.max(0, k.admitted - k.pushed);
   const crossed = k.boundary > 0 && t >= k.boundary;
-  const e = table.entry(k.storeKey, k.windows.length, t);
+  const e = table.entryOf(k, t);
   for (let i = 0; i < k.windows.length; i++) {
     const w = k.windows[i]!;
     const st = e.states[i]!;
@@ -108,7 +118,8 @@ export function refreshLocalCredit(k: RateKeyState, table: LocalWindows, now: nu
   e.lease = kept + granted;
   e.expiresAt = t + rateKeyTtlMs(k.windows, LOCAL_LEASE_MS);
   // the entry itself: it changes only here, so it reads as a copy taken now would
-  k.view = { at: now, windows: e.states, reservedOthers: 0, answered: true };
+  if (k.view.windows === e.states) k.view.at = now;
+  else k.view = { at: now, windows: e.states, reservedOthers: 0, answered: true };
   k.pushed = k.admitted;
   k.credit = k.admitted + kept + granted;
   k.refillBelow = 0;

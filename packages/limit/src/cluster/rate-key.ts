@@ -121,6 +121,8 @@ export class RateKeyState {
   riding = false;
   /** Removed, replaced or evicted: never synced again. */
   retired = false;
+  /** A local-only key's window counts (fail-static.ts), remembered to skip a lookup by store key. */
+  localEntry: object | undefined = undefined;
   private degradedCache: { replicas: number; windows: WindowSpec[] } | undefined;
 
   constructor(

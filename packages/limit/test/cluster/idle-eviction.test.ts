@@ -139,7 +139,8 @@ describe("idle eviction", () => {
         // idle time after the last sync, which comes while credit is trusted after the last use (2.25 s)
         await idle(limiter, clock, idleMs + 3500);
         expect(limiter.hasPolicy("s:1")).toBe(false);
-        if (ops.some((o) => o.kind === "check" || o.kind === "acquire")) expect(evictions).toBeGreaterThanOrEqual(1);
+        if (ops.some((o) => o.kind === "check" || o.kind === "acquire"))
+          expect(evictions).toBeGreaterThanOrEqual(1);
         await limiter.shutdown();
       }),
       { numRuns: 40 },
