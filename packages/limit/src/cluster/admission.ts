@@ -12,7 +12,8 @@ export class Waitlist {
   private listeners: Array<() => void> | undefined;
 
   add(listener: () => void): void {
-    (this.listeners ??= []).push(listener);
+    if (this.listeners === undefined) this.listeners = [listener];
+    else this.listeners.push(listener);
   }
 
   notifyAll(): void {
