@@ -10,6 +10,7 @@ export const CASES: ReadonlyArray<{ name: string; load: () => Promise<BenchCase>
   { name: "composed", load: async () => (await import("./cases/composed.js")).composed },
   { name: "memory", load: async () => (await import("./cases/memory.js")).memory },
   { name: "redis-commands", load: async () => (await import("./cases/redis-commands.js")).redisCommands },
+  { name: "scale-idle", load: async () => (await import("./cases/scale-idle.js")).scaleIdle },
   { name: "scale-keys", load: async () => (await import("./cases/scale-keys.js")).scaleKeys },
 ];
 
