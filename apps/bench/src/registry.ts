@@ -11,6 +11,8 @@ export const CASES: ReadonlyArray<{ name: string; load: () => Promise<BenchCase>
   { name: "memory", load: async () => (await import("./cases/memory.js")).memory },
   { name: "redis-commands", load: async () => (await import("./cases/redis-commands.js")).redisCommands },
   { name: "http", load: async () => (await import("./cases/http.js")).http },
+  { name: "scale-idle", load: async () => (await import("./cases/scale-idle.js")).scaleIdle },
+  { name: "scale-keys", load: async () => (await import("./cases/scale-keys.js")).scaleKeys },
 ];
 
 export const CASE_NAMES: readonly string[] = CASES.map((c) => c.name);

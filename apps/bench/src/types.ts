@@ -5,7 +5,16 @@ export interface Row {
   /** Human label printed in the table. */
   label: string;
   /** Unit of `median`/`min`/`max`: lower is better for ns/op and bytes/key. */
-  unit: "ns/op" | "ns overhead" | "bytes/key" | "cmds/s" | "req/s";
+  unit:
+    | "ns/op"
+    | "ns overhead"
+    | "bytes/key"
+    | "cmds/s"
+    | "req/s"
+    | "% of a core"
+    | "x baseline"
+    | "per request"
+    | "key-syncs/s";
   /** Median of the samples; null when the row is not available. */
   median: number | null;
   min: number | null;

@@ -8,14 +8,16 @@ import type { RateKeyState } from "./rate-key.js";
 
 /** Wakes the requests waiting on a key's next sync reply. */
 export class Waitlist {
-  private listeners: Array<() => void> = [];
+  // made on the first wait: most keys never have a request waiting
+  private listeners: Array<() => void> | undefined;
 
   add(listener: () => void): void {
-    this.listeners.push(listener);
+    if (this.listeners === undefined) this.listeners = [listener];
+    else this.listeners.push(listener);
   }
 
   notifyAll(): void {
-    if (this.listeners.length === 0) return;
+    if (this.listeners === undefined || this.listeners.length === 0) return;
     const woken = this.listeners;
     this.listeners = [];
     for (const listener of woken) listener();

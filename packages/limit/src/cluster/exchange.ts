@@ -13,7 +13,7 @@ import { SyncHistogram } from "./metrics.js";
 import type { RateKeyState } from "./rate-key.js";
 import { applyRateReply, buildRateSend, type RateSend, revertRateSend } from "./rate-sync.js";
 import { collectDue } from "./schedule.js";
-import { claim, type SyncEnv } from "./sync-maths.js";
+import { claim, endSync, type SyncEnv } from "./sync-maths.js";
 import { SyncSchedule } from "./sync-schedule.js";
 
 const SETTLED: Promise<void> = Promise.resolve();
@@ -85,12 +85,40 @@ export class Exchange {
     await this.send([], [], "leave", releases, this.clock.monoMs());
   }
 
-  /** A kick: syncs one key now (bypasses the round limit; one sync per key in flight). */
-  async syncAlone(key: RateKeyState | ConcurrencyKeyState): Promise<void> {
-    if (this.store === undefined || this.closed || !claim(key)) return;
+  /**
+   * A kick: syncs one key now, outside the round limit (one sync per key in flight). Kicks of one
+   * event-loop turn go together, in rounds of at most maxKeysPerRound keys.
+   */
+  syncAlone(key: RateKeyState | ConcurrencyKeyState): Promise<void> {
+    if (this.store === undefined || this.closed || !claim(key)) return SETTLED;
+    if (key instanceof ConcurrencyKeyState) this.kickedCaps.push(key);
+    else this.kickedRates.push(key);
+    this.kicksSent ??= Promise.resolve().then(() => this.sendKicks());
+    return this.kicksSent;
+  }
+
+  private kickedRates: RateKeyState[] = [];
+  private kickedCaps: ConcurrencyKeyState[] = [];
+  private kicksSent: Promise<void> | undefined;
+
+  private async sendKicks(): Promise<void> {
+    const rates = this.kickedRates;
+    const caps = this.kickedCaps;
+    this.kickedRates = [];
+    this.kickedCaps = [];
+    this.kicksSent = undefined;
+    if (this.closed) {
+      for (const k of rates) endSync(k);
+      for (const c of caps) endSync(c);
+      return;
+    }
     const now = this.clock.monoMs();
-    if (key instanceof ConcurrencyKeyState) await this.send([], [key], undefined, [], now);
-    else await this.send([key], [], undefined, [], now);
+    const limit = this.env.options.maxKeysPerRound;
+    const sends: Promise<void>[] = [];
+    for (let i = 0; i < Math.max(rates.length, caps.length); i += limit) {
+      sends.push(this.send(rates.slice(i, i + limit), caps.slice(i, i + limit), undefined, [], now));
+    }
+    await Promise.all(sends);
   }
 
   /**

@@ -49,6 +49,16 @@ export class LocalWindows {
     this.entries.delete(key);
   }
 
+  /** `entry` for a local-only key, remembered on the key (its entry lives as long as it does). */
+  entryOf(k: RateKeyState, t: number): LocalEntry {
+    const cached = k.localEntry as LocalEntry | undefined;
+    if (cached !== undefined && t <= cached.expiresAt && cached.states.length === k.windows.length)
+      return cached;
+    const e = this.entry(k.storeKey, k.windows.length, t);
+    k.localEntry = e;
+    return e;
+  }
+
   /** Lets `key`'s credit go: the entry is forgotten once its windows are over, as a store key expires. */
   release(key: string, windows: readonly WindowSpec[], t: number): void {
     const e = this.entries.get(key);
@@ -110,7 +120,7 @@ function freeUnits(
 export function refreshLocalCredit(k: RateKeyState, table: LocalWindows, now: number, t: number): void {
   const pending = Math.max(0, k.admitted - k.pushed);
   const crossed = k.boundary > 0 && t >= k.boundary;
-  const e = table.entry(k.storeKey, k.windows.length, t);
+  const e = table.entryOf(k, t);
   for (let i = 0; i < k.windows.length; i++) {
     const w = k.windows[i]!;
     const st = e.states[i]!;
@@ -124,12 +134,9 @@ export function refreshLocalCredit(k: RateKeyState, table: LocalWindows, now: nu
   const { granted } = grantStep(avail - kept, Math.max(k.minCapacity, 1), 0, 1, 1);
   e.lease = kept + granted;
   e.expiresAt = t + rateKeyTtlMs(k.windows, LOCAL_LEASE_MS);
-  k.view = {
-    at: now,
-    windows: e.states.map((s) => ({ idx: s.idx, cur: s.cur, prev: s.prev, tat: s.tat })),
-    reservedOthers: 0,
-    answered: true,
-  };
+  // the entry itself: it changes only here, so it reads as a copy taken now would
+  if (k.view.windows === e.states) k.view.at = now;
+  else k.view = { at: now, windows: e.states, reservedOthers: 0, answered: true };
   k.pushed = k.admitted;
   k.credit = k.admitted + kept + granted;
   k.refillBelow = 0;

@@ -17,6 +17,9 @@ export class Family {
   /** The store-key hash of the rate part, computed once for every subject of the family. */
   readonly rateHash: string;
   readonly capTuning: KeyTuning;
+  /** Idle time of its subjects, once computed for a lease time (idle-sweep.ts). */
+  idleMs: number | undefined;
+  idleLease: number | undefined;
 
   constructor(
     readonly prefix: string,

@@ -16,11 +16,14 @@ const SLOT_MS = 100;
  * its store leases have expired and a full window has passed.
  */
 export function familyIdleMs(family: Family, options: ResolvedOptions): number {
+  if (family.idleMs !== undefined && family.idleLease === options.leaseTtlMs) return family.idleMs;
   let ms = 0;
   if (family.policy !== undefined) {
     ms = Math.max(...family.policy.windows.map((w) => w.windowMs)) + options.leaseTtlMs;
   }
   if (family.max > 0) ms = Math.max(ms, options.leaseTtlMs, MIN_CONCURRENCY_LEASE_MS);
+  family.idleMs = ms;
+  family.idleLease = options.leaseTtlMs;
   return ms;
 }
 

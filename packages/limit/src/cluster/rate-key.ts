@@ -15,6 +15,46 @@ export interface StoreView {
   answered: boolean;
 }
 
+/** What every key of one policy derives from it alike. */
+interface PolicyShape {
+  capacities: readonly number[];
+  minCapacity: number;
+  minWindowMs: number;
+  head: number;
+  headLimit: number;
+  emptyView: StoreView;
+}
+
+// A family's policy object is shared by all its subjects: derive once.
+const shapes = new WeakMap<RatePolicy, PolicyShape>();
+
+function shapeOf(policy: RatePolicy): PolicyShape {
+  let shape = shapes.get(policy);
+  if (shape === undefined) {
+    const capacities = policy.windows.map((w) => capacity(policy.alg, w));
+    let head = 0;
+    policy.windows.forEach((w, i) => {
+      const h = policy.windows[head]!;
+      if (w.limit / w.windowMs < h.limit / h.windowMs) head = i;
+    });
+    shape = {
+      capacities,
+      minCapacity: Math.min(...capacities),
+      minWindowMs: Math.min(...policy.windows.map((w) => w.windowMs)),
+      head,
+      headLimit: policy.windows[head]!.limit,
+      emptyView: Object.freeze({
+        at: Number.NEGATIVE_INFINITY,
+        windows: Object.freeze(policy.windows.map(emptyWindow)) as WindowState[],
+        reservedOthers: 0,
+        answered: false,
+      }),
+    };
+    shapes.set(policy, shape);
+  }
+  return shape;
+}
+
 /**
  * The per-replica state of one rate-limited subject (see docs/protocol.md#s2-1): credit to admit
  * from, admits the store has not counted yet, and where the key stands in its sync cycle.
@@ -85,6 +125,8 @@ export class RateKeyState {
   riding = false;
   /** Removed, replaced or evicted: never synced again. */
   retired = false;
+  /** A local-only key's window counts (fail-static.ts), remembered to skip a lookup by store key. */
+  localEntry: object | undefined = undefined;
   private degradedCache: { replicas: number; windows: WindowSpec[] } | undefined;
 
   constructor(
@@ -94,25 +136,17 @@ export class RateKeyState {
     public policy: RatePolicy,
     readonly localOnly: boolean,
   ) {
+    const shape = shapeOf(policy);
     this.alg = policy.alg;
     this.windows = policy.windows;
-    this.capacities = policy.windows.map((w) => capacity(policy.alg, w));
-    this.minCapacity = Math.min(...this.capacities);
-    this.minWindowMs = Math.min(...policy.windows.map((w) => w.windowMs));
-    let head = 0;
-    policy.windows.forEach((w, i) => {
-      const h = policy.windows[head]!;
-      if (w.limit / w.windowMs < h.limit / h.windowMs) head = i;
-    });
-    this.head = head;
-    this.headLimit = policy.windows[head]!.limit;
+    this.capacities = shape.capacities;
+    this.minCapacity = shape.minCapacity;
+    this.minWindowMs = shape.minWindowMs;
+    this.head = shape.head;
+    this.headLimit = shape.headLimit;
     this.boundary = localOnly ? 0 : Number.POSITIVE_INFINITY;
-    this.view = {
-      at: Number.NEGATIVE_INFINITY,
-      windows: policy.windows.map(emptyWindow),
-      reservedOthers: 0,
-      answered: false,
-    };
+    // replaced, never changed in place, by every reply: one empty view serves every key of a policy
+    this.view = shape.emptyView;
   }
 
   /** Admits not yet counted by the store: unpushed plus in flight. */

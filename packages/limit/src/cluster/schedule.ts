@@ -1,7 +1,7 @@
 import type { Clock, Timer } from "../clock/clock.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
 import type { RateKeyState } from "./rate-key.js";
-import { isBusy } from "./rate-sync.js";
+import { isBusy, loadFraction } from "./rate-sync.js";
 import { claim, type SyncEnv } from "./sync-maths.js";
 
 /** When keys are due for a sync, and the timers that run rounds (see docs/protocol.md#s2-7, #s2-8). */
@@ -22,6 +22,11 @@ export function opensAfterUse(k: RateKeyState, now: number, offset: number): boo
   return used && k.unused() < 1 && Math.floor((k.lastSync + offset) / k.minWindowMs) < w;
 }
 
+/** The key's fullest window, counting what every replica holds, is past half its capacity. */
+function creditMatters(k: RateKeyState, unused: number, t: number): boolean {
+  return loadFraction(k, t) + (unused + k.view.reservedOthers) / Math.max(k.minCapacity, 1) > 0.5;
+}
+
 /** When a rate key is due for a sync (docs/protocol.md#s2-7); `slack` < 1 lets nearly due keys ride along. */
 export function rateDue(env: SyncEnv, k: RateKeyState, now: number, slack: number): boolean {
   if (k.syncing) return false;
@@ -34,10 +39,15 @@ export function rateDue(env: SyncEnv, k: RateKeyState, now: number, slack: numbe
   const { slowSyncMs } = env.options;
   const since = now - k.lastSync;
   if (k.isQuiet()) {
-    // A quiet key gives back credit it holds well beyond its demand.
+    // A quiet key gives back credit it holds well beyond its demand, when others could miss it: a
+    // key far below its limit (held credit included) lets it lapse with its lease instead.
     const unused = k.unused();
     return (
-      unused > 1 && now < k.validUntil && since >= slowSyncMs * slack && k.ewma * slowSyncMs * 2 < unused
+      unused > 1 &&
+      now < k.validUntil &&
+      since >= slowSyncMs * slack &&
+      k.ewma * slowSyncMs * 2 < unused &&
+      creditMatters(k, unused, now + env.health.offset)
     );
   }
   const interval = isBusy(k, now + env.health.offset)

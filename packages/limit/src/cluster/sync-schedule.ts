@@ -21,14 +21,17 @@ export class SyncSchedule {
   constructor(private readonly env: SyncEnv) {}
 
   /** Looks at `k` at `at` (local ms) at the latest. */
-  touch(k: RateKeyState, at: number): void {
+  touch(k: RateKeyState, when: number): void {
+    // whole ms: the queue pops a slot once it has started, when the key must be due already
+    const at = Math.ceil(when);
     if (k.localOnly || k.retired || !(at < k.dueAt)) return;
     k.dueAt = at;
     this.rates.add(k, at);
     this.awake.add(k);
   }
 
-  touchCap(c: ConcurrencyKeyState, at: number): void {
+  touchCap(c: ConcurrencyKeyState, when: number): void {
+    const at = Math.ceil(when);
     if (c.localOnly || c.retired || !(at < c.dueAt)) return;
     c.dueAt = at;
     this.caps.add(c, at);

@@ -173,13 +173,16 @@ describe("what is due", () => {
     k.exhaustedUntil = 50;
     expect(rateDue(e, k, 10, 1)).toBe(false);
   });
-  it("a quiet key holding far more credit than its demand gives it back after slowSyncMs", () => {
+  it("a quiet key holding far more credit than its demand gives it back after slowSyncMs, when others could use it", () => {
     const e = env();
     const k = rateKey(SLIDING_1000);
     k.lastSync = 0;
     k.credit = 100;
     k.validUntil = 10_000;
     expect(k.isQuiet()).toBe(true);
+    // far below the limit, its credit included: it lapses with the lease, no round trip
+    expect(rateDue(e, k, e.options.slowSyncMs, 1)).toBe(false);
+    k.view = { ...k.view, reservedOthers: 450 }; // 100 + 450 of 1000 held
     expect(rateDue(e, k, e.options.slowSyncMs - 1, 1)).toBe(false);
     expect(rateDue(e, k, e.options.slowSyncMs, 1)).toBe(true);
     expect(rateDue(e, k, e.options.slowSyncMs / 2, 0.5)).toBe(true);

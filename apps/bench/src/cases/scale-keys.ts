@@ -1,0 +1,137 @@
+import { Limiter, MemoryStore, type RateLimitConfig, systemClock } from "@resil/limit";
+import { RateLimiterMemory } from "rate-limiter-flexible";
+import { collectGarbage, measure, measureOptions, type Variant } from "../harness.js";
+import { HUGE_LIMIT, makeKeys } from "../keys.js";
+import { RlfWindows } from "../peers/rlf-windows.js";
+import {
+  type Consume,
+  consumeCallers,
+  consumeOne,
+  tryCheckCallers,
+  tryCheckOne,
+} from "../scale/walk-variants.js";
+import type { BenchCase, Row } from "../types.js";
+import { type UndecidedCounter, undecidedNote } from "../variants.js";
+
+const ONE_WINDOW: RateLimitConfig = { requestsPerSecond: HUGE_LIMIT, localAllowance: 0.8, cacheTtlMs: 500 };
+const THREE_WINDOWS: RateLimitConfig = {
+  ...ONE_WINDOW,
+  requestsPerMinute: HUGE_LIMIT,
+  requestsPerHour: HUGE_LIMIT,
+};
+
+function sizeTag(count: number): string {
+  return count >= 1e6 ? `${count / 1e6}M` : `${count / 1e3}k`;
+}
+
+async function measured(
+  list: Variant[],
+  count: number,
+  opts: { smoke: boolean },
+  counters: Map<string, UndecidedCounter>,
+) {
+  // every key known to every variant before the samples: the walk measures decisions, not creation
+  for (const v of list) await v.chunk(count);
+  for (const c of counters.values()) Object.assign(c, { undecided: 0, total: 0 });
+  const rows = await measure(list, measureOptions(opts, opts.smoke ? {} : { samples: 5, sampleMs: 200 }));
+  for (const r of rows) {
+    const c = counters.get(r.id);
+    const note = c && undecidedNote(c);
+    if (note && r.available) r.note = note;
+  }
+  return rows;
+}
+
+function counterOf(counters: Map<string, UndecidedCounter>, id: string): UndecidedCounter {
+  const c = { undecided: 0, total: 0 };
+  counters.set(id, c);
+  return c;
+}
+
+/**
+ * resil local-only (a family, no setPolicy, no store: each process enforces its own limit, as
+ * RateLimiterMemory does) against RateLimiterMemory, 1 and 16 callers; nothing runs in the background.
+ */
+async function localRows(opts: { smoke: boolean }, count: number, windows: 1 | 3): Promise<Row[]> {
+  const keys = makeKeys(count);
+  const tag = `${sizeTag(count)}-${windows}w`;
+  const local = new Limiter({ podId: "bench" });
+  local.setFamily("k", windows === 1 ? ONE_WINDOW : THREE_WINDOWS);
+  const rlf: Consume =
+    windows === 1
+      ? new RateLimiterMemory({ keyPrefix: "s1", points: HUGE_LIMIT, duration: 1 })
+      : new RlfWindows();
+  const counters = new Map<string, UndecidedCounter>();
+  const list: Variant[] = [
+    tryCheckOne(
+      `resil-${tag}-1`,
+      `resil tryCheck, local-only, ${tag}, 1 caller`,
+      local,
+      keys,
+      counterOf(counters, `resil-${tag}-1`),
+    ),
+    tryCheckCallers(
+      `resil-${tag}-16`,
+      `resil tryCheck, local-only, ${tag}, 16 callers`,
+      local,
+      keys,
+      counterOf(counters, `resil-${tag}-16`),
+    ),
+    consumeOne(`rlf-${tag}-1`, `RateLimiterMemory x ${windows}, ${tag}, 1 caller`, rlf, keys),
+    consumeCallers(`rlf-${tag}-16`, `RateLimiterMemory x ${windows}, ${tag}, 16 callers`, rlf, keys),
+  ];
+  try {
+    return await measured(list, count, opts, counters);
+  } finally {
+    await local.shutdown();
+    collectGarbage();
+  }
+}
+
+/** The cluster protocol on an in-process store (credit, background rounds), measured alone: its rounds run between chunks. */
+async function syncedRows(opts: { smoke: boolean }, count: number): Promise<Row[]> {
+  const keys = makeKeys(count);
+  const tag = `${sizeTag(count)}-1w`;
+  const synced = new Limiter({ podId: "bench" }, new MemoryStore(systemClock));
+  await synced.start();
+  synced.setFamily("k", ONE_WINDOW);
+  const counters = new Map<string, UndecidedCounter>();
+  const list: Variant[] = [
+    tryCheckOne(
+      `synced-${tag}-1`,
+      `resil tryCheck, MemoryStore, ${tag}, 1 caller`,
+      synced,
+      keys,
+      counterOf(counters, `synced-${tag}-1`),
+    ),
+    tryCheckCallers(
+      `synced-${tag}-16`,
+      `resil tryCheck, MemoryStore, ${tag}, 16 callers`,
+      synced,
+      keys,
+      counterOf(counters, `synced-${tag}-16`),
+    ),
+  ];
+  try {
+    return await measured(list, count, opts, counters);
+  } finally {
+    await synced.shutdown();
+    collectGarbage();
+  }
+}
+
+export const scaleKeys: BenchCase = {
+  name: "scale-keys",
+  title: "ns per decision at 1k, 100k and 1M keys (families)",
+  description:
+    "a family (no setPolicy) walked over 1k, 100k and 1M keys by 1 and 16 callers, 1 and 3 windows: resil local-only against RateLimiterMemory (both per process), then resil on a MemoryStore alone; every key seen once before the samples",
+  async run(opts) {
+    const sizes = opts.smoke ? [1_000, 10_000] : [1_000, 100_000, 1_000_000];
+    const rows: Row[] = [];
+    for (const count of sizes) {
+      for (const windows of [1, 3] as const) rows.push(...(await localRows(opts, count, windows)));
+      rows.push(...(await syncedRows(opts, count)));
+    }
+    return rows;
+  },
+};
