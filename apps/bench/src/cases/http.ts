@@ -25,6 +25,12 @@ const VARIANTS: readonly Variant[] = [
   { name: "ours-node-memory", label: "ours, node:http core, MemoryStore", floor: "bare-node", redis: false },
   { name: "rlf-memory", label: "rate-limiter-flexible memory, node:http", floor: "bare-node", redis: false },
   {
+    name: "ours-express-local",
+    label: "ours, Express middleware, no store (in-process)",
+    floor: "bare-express",
+    redis: false,
+  },
+  {
     name: "ours-express-memory",
     label: "ours, Express middleware, MemoryStore",
     floor: "bare-express",
