@@ -1,3 +1,4 @@
+import { httpTargets } from "./http-targets.js";
 import type { CaseResult, Row, Target } from "./types.js";
 
 function row(cases: readonly CaseResult[], caseName: string, id: string): Row | undefined {
@@ -5,7 +6,7 @@ function row(cases: readonly CaseResult[], caseName: string, id: string): Row | 
   return r?.available && r.median !== null && Number.isFinite(r.median) ? r : undefined;
 }
 
-function ratio(
+export function ratio(
   cases: readonly CaseResult[],
   name: string,
   goal: string,
@@ -100,5 +101,6 @@ export function computeTargets(cases: readonly CaseResult[]): Target[] {
       ["meters", "resil-full"],
       (r) => r >= 2,
     ),
+    ...httpTargets(cases, ratio),
   ];
 }

@@ -6,6 +6,8 @@ interface Denial {
   cost: number;
   headers: DecisionHeaders;
   reason: string;
+  /** The last answer built from it: reused while its Retry-After is unchanged (no allocation). */
+  last: CachedDenial | undefined;
 }
 
 /** A denial answered from memory: `Retry-After` counted down to the remembered end. */
@@ -13,6 +15,8 @@ export interface CachedDenial {
   readonly kind: "deny";
   readonly headers: DecisionHeaders;
   readonly reason: string;
+  /** Writers may keep what they built from this answer here (it is reused while unchanged). */
+  built?: unknown;
 }
 
 /** Entries above which expired ones are swept (a sweep per this many new entries at most). */
@@ -51,7 +55,13 @@ export class DenyCache {
     if (headers.retryAfter === undefined || !(headers.retryAfter > 0)) return;
     const now = Date.now();
     if (this.denials.size >= this.sweepAt) this.sweep(now);
-    this.denials.set(subject, { untilMs: now + headers.retryAfter * 1000, cost, headers, reason });
+    this.denials.set(subject, {
+      untilMs: now + headers.retryAfter * 1000,
+      cost,
+      headers,
+      reason,
+      last: undefined,
+    });
   }
 
   /** Remembered denials (expired ones included until swept). */

@@ -11,8 +11,12 @@ export const CONTENT_TYPE_PROBLEM = "application/problem+json";
 export interface RejectionTemplate {
   readonly status: 429 | 503;
   readonly contentType: string;
-  readonly body: Uint8Array<ArrayBuffer>;
-  /** `body.length` as a string, for `content-length`. */
+  /**
+   * The body. A string on purpose: Node writes a string body with the head in one write, a byte
+   * array in a second chunk (a writev per response).
+   */
+  readonly body: string;
+  /** The body's length in bytes as a string, for `content-length`. */
   readonly contentLength: string;
 }
 
@@ -32,11 +36,10 @@ function problem(status: 429 | 503, title: string, detail: string): string {
 }
 
 function template(status: 429 | 503, contentType: string, text: string): RejectionTemplate {
-  const body = new TextEncoder().encode(text);
-  return Object.freeze({ status, contentType, body, contentLength: String(body.length) });
+  return Object.freeze({ status, contentType, body: text, contentLength: String(Buffer.byteLength(text)) });
 }
 
-/** The rejections of one body format, built once so a denial allocates nothing for its body. */
+/** The rejections of one body format, built once so a denial builds nothing for its body. */
 export function rejectionSet(format: BodyFormat): RejectionSet {
   if (format === "openai") {
     return Object.freeze({

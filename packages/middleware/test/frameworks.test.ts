@@ -1,7 +1,7 @@
 // Every middleware in a real listening server on 127.0.0.1, driven by real fetch requests.
 import { RATE_LIMITED_BODY } from "@resil/http";
 import { Limiter } from "@resil/limit";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AppOptions, FRAMEWORKS, type Framework, type RunningApp, startApp } from "./helpers/apps.js";
 import { type FamilyLimiter, withFamilies } from "./helpers/with-families.js";
 
@@ -9,6 +9,12 @@ const PER_MINUTE_3 = { algorithm: "fixed_window", requestsPerMinute: 3 } as cons
 
 let running: RunningApp[] = [];
 let limiters: Limiter[] = [];
+
+// The limits are per minute (fixed windows): never start a test in the last 1.5 s of a minute.
+beforeEach(async () => {
+  const into = Date.now() % 60_000;
+  if (into > 58_500) await new Promise((r) => setTimeout(r, 60_000 - into + 50));
+});
 
 afterEach(async () => {
   for (const app of running) await app.close();

@@ -11,10 +11,10 @@ it.each([
   [
     "Example",
     [
-      '200 2 "minute";q=3;w=60 hello',
-      '200 1 "minute";q=3;w=60 hello',
-      '200 0 "minute";q=3;w=60 hello',
-      `429 0 "minute";q=3;w=60 ${OPENAI_429}`,
+      '200 2 "hour";q=3;w=3600 hello',
+      '200 1 "hour";q=3;w=3600 hello',
+      '200 0 "hour";q=3;w=3600 hello',
+      `429 0 "hour";q=3;w=3600 ${OPENAI_429}`,
     ],
   ],
   [
@@ -25,8 +25,8 @@ it.each([
       "true true",
     ],
   ],
-  ["Fastify", ["/a 200 1 null", "/b 200 0 null", "/c 429 0 1"]],
-  ["Hono", ['200 "minute";q=1;w=60 null', '429 "minute";q=1;w=60 null']],
+  ["Fastify", ["/a 200 1 null", "/b 200 0 null", "/c 429 0 "]],
+  ["Hono", ['200 "hour";q=1;w=3600 null', '429 "hour";q=1;w=3600 null']],
   ["Fetch", ["2001:db8:1:2::1 200", "2001:db8:1:2::99 429", "192.0.2.1 200"]],
 ])(
   "the README's %s example runs",

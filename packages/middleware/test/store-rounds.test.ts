@@ -14,14 +14,19 @@ afterEach(async () => {
   await limiter?.shutdown();
 });
 
-it("denies 4 bursts of over-limit requests over 2.5 s with a handful of store rounds", async () => {
+it("denies 4 bursts of over-limit requests over 2.5 s with a handful of store rounds", {
+  timeout: 15_000,
+}, async () => {
+  // a fixed window per hour: never start in the last 5 s of an hour (a reset would admit mid-test)
+  const into = Date.now() % 3_600_000;
+  if (into > 3_595_000) await new Promise((r) => setTimeout(r, 3_600_000 - into + 50));
   const store = new MemoryStore();
   limiter = new Limiter({ service: "mw-rounds" }, store);
   await limiter.start();
   const limit = nodeRateLimit({
     limiter: withFamilies(limiter),
     family: "ip:",
-    rateLimits: { algorithm: "fixed_window", requestsPerMinute: 5 },
+    rateLimits: { algorithm: "fixed_window", requestsPerHour: 5 },
   });
   server = createServer(limit.wrap((_req, res) => res.end("ok")));
   await new Promise<void>((r) => server!.listen(0, "127.0.0.1", r));
@@ -41,7 +46,7 @@ it("denies 4 bursts of over-limit requests over 2.5 s with a handful of store ro
   const rounds = store.rounds - rounds0;
   const asked = limiter.outcomeCount("denyLocal") + limiter.outcomeCount("denySync");
   console.log(`400 denials in ${seconds.toFixed(2)} s: ${rounds} store rounds, ${asked} limiter denials`);
-  expect(denied.every((s) => s === 429)).toBe(true);
+  expect(denied.filter((s) => s !== 429)).toEqual([]);
   // the background loop's own schedule (a quiet key: about once a second), never one per request or burst
   expect(rounds).toBeLessThanOrEqual(2 + Math.ceil(seconds * 2));
   // the first denial gave the middleware its Retry-After; the others were answered from memory

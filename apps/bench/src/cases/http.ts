@@ -16,8 +16,20 @@ interface Variant {
 const VARIANTS: readonly Variant[] = [
   { name: "bare-node", label: "bare node:http", floor: "bare-node", redis: false },
   { name: "bare-express", label: "bare express", floor: "bare-express", redis: false },
+  {
+    name: "ours-node-local",
+    label: "ours, node:http core, no store (in-process)",
+    floor: "bare-node",
+    redis: false,
+  },
   { name: "ours-node-memory", label: "ours, node:http core, MemoryStore", floor: "bare-node", redis: false },
   { name: "rlf-memory", label: "rate-limiter-flexible memory, node:http", floor: "bare-node", redis: false },
+  {
+    name: "ours-express-local",
+    label: "ours, Express middleware, no store (in-process)",
+    floor: "bare-express",
+    redis: false,
+  },
   {
     name: "ours-express-memory",
     label: "ours, Express middleware, MemoryStore",
@@ -67,9 +79,9 @@ async function measure(
       durationS,
       connections: CONNECTIONS,
     });
-  await run(opts.smoke ? 0.1 : 0.5); // warm-up
+  await run(opts.smoke ? 0.1 : 0.4); // warm-up
   const cpu0 = (await server.request<{ id: number; ok: boolean; cpuUs: number }>({ op: "cpu" })).cpuUs;
-  const { result } = await run(opts.smoke ? 0.2 : 1.5);
+  const { result } = await run(opts.smoke ? 0.2 : 1.2);
   const cpu1 = (await server.request<{ id: number; ok: boolean; cpuUs: number }>({ op: "cpu" })).cpuUs;
   const reqPerS = result.requests / result.seconds;
   const cpuPerReq = (cpu1 - cpu0) / Math.max(1, result.requests);

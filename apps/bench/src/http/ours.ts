@@ -19,8 +19,16 @@ const DENY: RateLimitConfig = { algorithm: "fixed_window", requestsPerHour: 1 };
 type WithFamilies = Limiter & { setFamily?(prefix: string, rateLimits?: RateLimitConfig | null): void };
 
 /** A started limiter with the scenario's policies: by family when the Limiter has them, else per subject. */
-async function limiterFor(s: Scenario, redis: Redis | undefined): Promise<Limiter> {
-  const store = redis === undefined ? new MemoryStore(systemClock) : new RedisStore(new IoRedisExec(redis));
+/** Where the limiter keeps its counts: none (every key local-only), a MemoryStore, or Redis. */
+export type StoreKind = "local" | "memory" | Redis;
+
+async function limiterFor(s: Scenario, kind: StoreKind): Promise<Limiter> {
+  const store =
+    kind === "local"
+      ? undefined
+      : kind === "memory"
+        ? new MemoryStore(systemClock)
+        : new RedisStore(new IoRedisExec(kind));
   const limiter: WithFamilies = new Limiter({ service: `bench-http-${s.tag}` }, store);
   await limiter.start();
   const subjects = httpKeys(s.keys, s.deny).map((k) => `k:${k}`);
@@ -43,15 +51,15 @@ const keyOf = (req: IncomingMessage) => req.headers["x-key"] as string;
 const ok = (_req: IncomingMessage, res: ServerResponse) => res.end("ok");
 
 /** Ours through the node:http core: `wrap` around a bare handler. */
-export async function oursNode(s: Scenario, redis?: Redis): Promise<[Listener, () => Promise<void>]> {
-  const limiter = await limiterFor(s, redis);
+export async function oursNode(s: Scenario, kind: StoreKind): Promise<[Listener, () => Promise<void>]> {
+  const limiter = await limiterFor(s, kind);
   const limit = nodeRateLimit({ limiter, family: "k:", key: keyOf });
   return [limit.wrap(ok), () => limiter.shutdown()];
 }
 
 /** Ours through the Express middleware. */
-export async function oursExpress(s: Scenario, redis?: Redis): Promise<[Listener, () => Promise<void>]> {
-  const limiter = await limiterFor(s, redis);
+export async function oursExpress(s: Scenario, kind: StoreKind): Promise<[Listener, () => Promise<void>]> {
+  const limiter = await limiterFor(s, kind);
   const app = express();
   app.use(expressRateLimit({ limiter, family: "k:", key: (req) => req.headers["x-key"] as string }));
   app.use((_req, res) => {

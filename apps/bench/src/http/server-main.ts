@@ -3,14 +3,16 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import type { Scenario } from "./keys.js";
-import { type Listener, oursExpress, oursNode } from "./ours.js";
+import { type Listener, oursExpress, oursNode, type StoreKind } from "./ours.js";
 import { bareExpress, bareNode, erl, rlf } from "./peers.js";
 
 export type VariantName =
   | "bare-node"
   | "bare-express"
+  | "ours-node-local"
   | "ours-node-memory"
   | "ours-node-redis"
+  | "ours-express-local"
   | "ours-express-memory"
   | "ours-express-redis"
   | "erl-memory"
@@ -36,6 +38,11 @@ let current: Listener = (_req, res) => {
 };
 let closeCurrent = async () => {};
 
+function storeKind(): StoreKind {
+  if (redis !== undefined) return redis;
+  return variant.endsWith("local") ? "local" : "memory";
+}
+
 async function build(s: Scenario): Promise<[Listener, () => Promise<void>]> {
   const noop = async () => {};
   switch (variant) {
@@ -43,12 +50,14 @@ async function build(s: Scenario): Promise<[Listener, () => Promise<void>]> {
       return [bareNode(), noop];
     case "bare-express":
       return [bareExpress(), noop];
+    case "ours-node-local":
     case "ours-node-memory":
     case "ours-node-redis":
-      return oursNode(s, redis);
+      return oursNode(s, storeKind());
+    case "ours-express-local":
     case "ours-express-memory":
     case "ours-express-redis":
-      return oursExpress(s, redis);
+      return oursExpress(s, storeKind());
     case "erl-memory":
     case "erl-redis":
       return erl(s, redis);
