@@ -39,6 +39,8 @@ export function createConsumer(packages: PublicPackage[]): Consumer {
       `packed ${readdirSync(tarballs).join(", ")}; expected one tarball per ${packages.length} packages`,
     );
   }
+  // What a user of an optional entry point installs beside it (@resil/middleware/fastify needs fastify).
+  for (const pkg of packages) Object.assign(dependencies, pkg.optionalPeers);
   writeFileSync(
     join(dir, "package.json"),
     JSON.stringify({ name: "consumer", private: true, type: "module", dependencies }, null, 2),

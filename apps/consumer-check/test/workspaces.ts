@@ -11,6 +11,8 @@ export interface PublicPackage {
   /** Import specifiers: the package name, then `name/sub` for each subpath export. */
   specifiers: string[];
   bins: string[];
+  /** Optional peers (a framework, the OpenTelemetry API) at the version the package is tested with. */
+  optionalPeers: Record<string, string>;
 }
 
 interface Manifest {
@@ -19,6 +21,9 @@ interface Manifest {
   private?: boolean;
   exports?: Record<string, unknown>;
   bin?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  devDependencies?: Record<string, string>;
 }
 
 export function publicPackages(): PublicPackage[] {
@@ -40,8 +45,22 @@ export function publicPackages(): PublicPackage[] {
         dir,
         specifiers: subpaths.map((k) => (k === "." ? manifest.name : `${manifest.name}/${k.slice(2)}`)),
         bins: Object.keys(manifest.bin ?? {}),
+        optionalPeers: optionalPeers(manifest),
       });
     }
   }
   return found.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function optionalPeers(m: Manifest): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, meta] of Object.entries(m.peerDependenciesMeta ?? {})) {
+    if (!meta.optional || name.startsWith("@resil/")) continue;
+    const version = m.devDependencies?.[name] ?? m.peerDependencies?.[name];
+    if (version !== undefined) out[name] = version;
+    // its types, when they ship apart (express), as a TypeScript user of that entry point installs them
+    const types = m.devDependencies?.[`@types/${name}`];
+    if (types !== undefined) out[`@types/${name}`] = types;
+  }
+  return out;
 }

@@ -51,6 +51,7 @@ export class LocalWindows {
 
   /** `entry` for a local-only key, remembered on the key (its entry lives as long as it does). */
   entryOf(k: RateKeyState, t: number): LocalEntry {
+    if (++this.lookups >= SWEEP_EVERY) this.sweepExpired(t);
     const cached = k.localEntry as LocalEntry | undefined;
     if (cached !== undefined && t <= cached.expiresAt && cached.states.length === k.windows.length)
       return cached;
