@@ -23,7 +23,7 @@ export interface CachedDenial {
 const SWEEP_AT = 4096;
 
 /**
- * Denials remembered until their `Retry-After`: a key over its limit is answered without calling the
+ * Denials remembered until their `Retry-After` (or the head window's reset, if sooner): a key over its limit is answered without calling the
  * limiter again (no store round, whatever the limiter's own pacing) until waiting would leave a free
  * unit. A request of a lower cost than the one denied asks the limiter.
  */
@@ -55,8 +55,11 @@ export class DenyCache {
     if (headers.retryAfter === undefined || !(headers.retryAfter > 0)) return;
     const now = Date.now();
     if (this.denials.size >= this.sweepAt) this.sweep(now);
+    // Never past the head window's reset: a fixed window frees everything there, whatever Retry-After said.
+    const untilMs = Math.min(now + headers.retryAfter * 1000, headers.reset * 1000);
+    if (untilMs <= now) return;
     this.denials.set(subject, {
-      untilMs: now + headers.retryAfter * 1000,
+      untilMs,
       cost,
       headers,
       reason,

@@ -31,6 +31,17 @@ it("answers a remembered denial until its Retry-After, counting Retry-After down
   expect(cache.size).toBe(0);
 });
 
+it("remembers a denial only up to the window's reset", () => {
+  vi.useFakeTimers({ now: 1_000_000 });
+  const cache = new DenyCache();
+  cache.remember("ip:a", 1, { limit: 5, remaining: 0, reset: 1001, retryAfter: 2 }, "limited"); // reset in 1 s
+  expect(cache.get("ip:a", 1)?.headers.retryAfter).toBe(1);
+  vi.advanceTimersByTime(1000);
+  expect(cache.get("ip:a", 1)).toBeUndefined();
+  cache.remember("ip:b", 1, { limit: 5, remaining: 0, reset: 1000, retryAfter: 2 }, "limited"); // reset passed
+  expect(cache.size).toBe(0);
+});
+
 it("does not remember a denial without Retry-After (a cost above the limit)", () => {
   const cache = new DenyCache();
   cache.remember("ip:a", 9, { limit: 5, remaining: 0, reset: 1 }, "costExceedsLimit");
@@ -41,9 +52,9 @@ it("sweeps expired denials once it grows", () => {
   vi.useFakeTimers({ now: 1_000_000 });
   const cache = new DenyCache();
   for (let i = 0; i < 4096; i++)
-    cache.remember(`k${i}`, 1, { limit: 1, remaining: 0, reset: 1, retryAfter: 1 }, "limited");
+    cache.remember(`k${i}`, 1, { limit: 1, remaining: 0, reset: 2_000_000_000, retryAfter: 1 }, "limited");
   vi.advanceTimersByTime(1000);
-  cache.remember("fresh", 1, { limit: 1, remaining: 0, reset: 1, retryAfter: 1 }, "limited");
+  cache.remember("fresh", 1, { limit: 1, remaining: 0, reset: 2_000_000_000, retryAfter: 1 }, "limited");
   expect(cache.size).toBe(1);
 });
 
