@@ -9,7 +9,6 @@ import {
   type LimiterLike,
   MissingKeyError,
 } from "../src/index.js";
-import { withFamilies } from "./helpers/with-families.js";
 
 const limiters: Limiter[] = [];
 afterEach(async () => {
@@ -19,7 +18,7 @@ afterEach(async () => {
 function limiter() {
   const l = new Limiter({ service: "mw-fetch" });
   limiters.push(l);
-  return withFamilies(l);
+  return l;
 }
 
 const ok = () => new Response("ok");

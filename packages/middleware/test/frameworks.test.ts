@@ -3,7 +3,6 @@ import { RATE_LIMITED_BODY } from "@resil/http";
 import { Limiter } from "@resil/limit";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { type AppOptions, FRAMEWORKS, type Framework, type RunningApp, startApp } from "./helpers/apps.js";
-import { type FamilyLimiter, withFamilies } from "./helpers/with-families.js";
 
 const PER_MINUTE_3 = { algorithm: "fixed_window", requestsPerMinute: 3 } as const;
 
@@ -24,13 +23,13 @@ afterEach(async () => {
 });
 
 /** A store-less limiter (every key local-only: exact counts, no timing) with the family shim. */
-function localLimiter(): FamilyLimiter {
+function localLimiter(): Limiter {
   const l = new Limiter({ service: "mw-test" });
   limiters.push(l);
-  return withFamilies(l);
+  return l;
 }
 
-async function start(framework: Framework, o: Partial<AppOptions> & { limiter: FamilyLimiter }) {
+async function start(framework: Framework, o: Partial<AppOptions> & { limiter: Limiter }) {
   const app = await startApp(framework, { family: "ip:", rateLimits: PER_MINUTE_3, ...o });
   running.push(app);
   return app;

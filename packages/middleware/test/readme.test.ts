@@ -1,7 +1,7 @@
 // The README's examples run as written (from src/, through the `source` condition).
+
+import { runReadmeExample } from "@resil/testkit";
 import { expect, it } from "vitest";
-// TEMPORARY, at merge: runReadmeExample from @resil/testkit (this wrapper only preloads a setFamily shim).
-import { runExample as runReadmeExample } from "./helpers/run-example-with-families.js";
 
 const PACKAGE = new URL("..", import.meta.url);
 const OPENAI_429 =

@@ -4,7 +4,6 @@ import type { AddressInfo } from "node:net";
 import { Limiter, MemoryStore } from "@resil/limit";
 import { afterEach, expect, it } from "vitest";
 import { nodeRateLimit } from "../src/index.js";
-import { withFamilies } from "./helpers/with-families.js";
 
 let server: Server | undefined;
 let limiter: Limiter | undefined;
@@ -24,7 +23,7 @@ it("denies 4 bursts of over-limit requests over 2.5 s with a handful of store ro
   limiter = new Limiter({ service: "mw-rounds" }, store);
   await limiter.start();
   const limit = nodeRateLimit({
-    limiter: withFamilies(limiter),
+    limiter: limiter,
     family: "ip:",
     rateLimits: { algorithm: "fixed_window", requestsPerHour: 5 },
   });
