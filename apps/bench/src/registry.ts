@@ -11,6 +11,7 @@ export const CASES: ReadonlyArray<{ name: string; load: () => Promise<BenchCase>
   { name: "memory", load: async () => (await import("./cases/memory.js")).memory },
   { name: "redis-commands", load: async () => (await import("./cases/redis-commands.js")).redisCommands },
   { name: "scale-idle", load: async () => (await import("./cases/scale-idle.js")).scaleIdle },
+  { name: "scale-redis", load: async () => (await import("./cases/scale-redis.js")).scaleRedis },
   { name: "scale-keys", load: async () => (await import("./cases/scale-keys.js")).scaleKeys },
 ];
 
