@@ -12,6 +12,7 @@ export const CASES: ReadonlyArray<{ name: string; load: () => Promise<BenchCase>
   { name: "redis-commands", load: async () => (await import("./cases/redis-commands.js")).redisCommands },
   { name: "http", load: async () => (await import("./cases/http.js")).http },
   { name: "scale-idle", load: async () => (await import("./cases/scale-idle.js")).scaleIdle },
+  { name: "scale-redis", load: async () => (await import("./cases/scale-redis.js")).scaleRedis },
   { name: "scale-keys", load: async () => (await import("./cases/scale-keys.js")).scaleKeys },
 ];
 

@@ -26,6 +26,74 @@ export function ratio(
   };
 }
 
+/** A measured value against its goal, as a target (the value stands in the ratio column). */
+function absolute(
+  cases: readonly CaseResult[],
+  name: string,
+  goal: string,
+  at: [string, string],
+  met: (v: number) => boolean,
+): Target {
+  const r = row(cases, ...at);
+  const value = r ? r.median! : null;
+  return { name, goal, ratio: value, met: value === null ? null : met(value), from: `${at[0]}/${at[1]}` };
+}
+
+/** Issue 16 (scale): families against RateLimiterMemory at every size, idle cost, Redis work per request. */
+function scaleTargets(cases: readonly CaseResult[]): Target[] {
+  const out: Target[] = [];
+  for (const size of ["1k", "100k", "1M"]) {
+    for (const w of ["1w", "3w"]) {
+      for (const callers of ["1", "16"]) {
+        const tag = `${size}-${w}-${callers}`;
+        out.push(
+          ratio(
+            cases,
+            `resil tryCheck (family, local-only) vs RateLimiterMemory, ${size} keys, ${w}, ${callers} caller(s)`,
+            "<= 1x",
+            ["scale-keys", `resil-${tag}`],
+            ["scale-keys", `rlf-${tag}`],
+            (r) => r <= 1,
+          ),
+        );
+      }
+    }
+  }
+  out.push(
+    absolute(
+      cases,
+      "CPU with 1M known idle keys (% of a core)",
+      "< 2",
+      ["scale-idle", "idle-cpu-known"],
+      (v) => v < 2,
+    ),
+  );
+  out.push(
+    absolute(
+      cases,
+      "heap after 1M family subjects went idle, over the heap before",
+      "<= 1.1x",
+      ["scale-idle", "heap-after-idle"],
+      (v) => v <= 1.1,
+    ),
+  );
+  for (const perKey of [1, 10]) {
+    for (const what of ["cmds", "cpu"]) {
+      out.push(
+        ratio(
+          cases,
+          `Redis ${what === "cmds" ? "commands" : "CPU"} per request, resil vs RateLimiterRedis, ${perKey}/s per key, 10 000 keys`,
+          "<= 1x",
+          ["scale-redis", `resil-${what}-${perKey}`],
+          ["scale-redis", `rlf-${what}-${perKey}`],
+          (r) => r <= 1,
+        ),
+      );
+    }
+  }
+  return out;
+}
+
 /** The issue's targets as ratios from one run; reported, never asserted. */
 export function computeTargets(cases: readonly CaseResult[]): Target[] {
   return [
@@ -102,5 +170,6 @@ export function computeTargets(cases: readonly CaseResult[]): Target[] {
       (r) => r >= 2,
     ),
     ...httpTargets(cases, ratio),
+    ...scaleTargets(cases),
   ];
 }

@@ -9,6 +9,8 @@ import type { SubjectTable } from "./subjects.js";
 
 // Idle checks are grouped in slots this long: an eviction may come this much after its idle time.
 const SLOT_MS = 100;
+// A subject found busy is looked at again this much later at the soonest.
+const RECHECK_MS = 1000;
 
 /**
  * How long a family subject stays idle before it is forgotten (see docs/protocol.md#s1-7): its
@@ -92,7 +94,8 @@ export class IdleSweep {
     const evictable =
       (k === undefined || rateKeyEvictable(k, now)) && (c === undefined || capEvictable(c, now));
     if (!evictable || now - activeAt < idleMs) {
-      this.queue.add(state, Math.max(now + SLOT_MS, activeAt + idleMs));
+      // not before its idle time, and at most about once a second while busy
+      this.queue.add(state, Math.max(now + RECHECK_MS, activeAt + idleMs));
       return;
     }
     this.subjects.remove(state.subject);
