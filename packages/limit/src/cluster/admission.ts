@@ -83,20 +83,28 @@ export async function waitForReplies<R>(
   }
 }
 
+/** A wait's timer later than this (or than its whole budget, if shorter) means the event loop was blocked. */
+const LATE_TIMER_MS = 5;
+
 /** Resolves true on the key's next reply (or failure), false after `ms` (twice `ms` when blocked). */
 function nextReply(clock: Clock, waitlist: Waitlist, ms: number): Promise<boolean> {
   return new Promise<boolean>((resolve) => {
     const due = clock.monoMs() + ms;
     let extended = false;
     const expire = () => {
-      // Later than the whole budget means the event loop was blocked (a GC pause, a busy callback):
-      // the time went to this process, not to the store, and timers run before sockets are read, so
-      // a reply may already be waiting. Give the store its budget once more before a timeout.
-      if (clock.monoMs() - due > ms && !extended) {
+      // Late means the event loop was blocked (a GC pause, a busy callback): the time went to this
+      // process, not to the store, and timers run before sockets are read, so a reply may already be
+      // waiting. Give the store its budget once more before a timeout.
+      if (clock.monoMs() - due > Math.min(ms, LATE_TIMER_MS) && !extended) {
         extended = true;
-        timer = clock.setTimer(ms, () => resolve(false), { unref: true });
+        timer = clock.setTimer(ms, expire, { unref: true });
+      } else if (!polled) {
+        // Even on time, a reply may have landed while this turn ran: decide after one I/O poll.
+        polled = true;
+        timer = clock.setTimer(0, expire, { unref: true });
       } else resolve(false);
     };
+    let polled = false;
     let timer = clock.setTimer(ms, expire, { unref: true });
     waitlist.add(() => {
       timer.cancel();

@@ -170,13 +170,16 @@ export class Exchange {
     const recv = this.clock.monoMs();
     this.syncSeconds.observe((recv - now) / 1000);
     const storeNow = reply.heartbeat?.now ?? reply.rates[0]?.now ?? reply.concurrency[0]?.now;
-    env.health.recordReply(now, recv, storeNow);
+    const outageEnded = env.health.recordReply(now, recv, storeNow);
     if (reply.heartbeat !== undefined && heartbeat === "join") {
       env.health.setReplicas(reply.heartbeat.replicas, recv, 3 * env.options.heartbeatMs);
     }
     for (let i = 0; i < rates.length; i++) applyRateReply(env, rates[i]!, reply.rates[i]!, recv, this.closed);
     for (let i = 0; i < caps.length; i++)
       applyConcurrencyReply(env, caps[i]!, reply.concurrency[i]!, this.closed);
+    // Credit from before the outage, or granted by a round built before it, counts nothing the
+    // others admitted meanwhile: recovery is fail-static until the store second ends (docs/protocol.md#s4).
+    if (outageEnded) for (const k of this.subjects.rates.values()) if (!k.localOnly) k.validUntil = recv;
     this.reschedule(rates, caps, recv);
   }
 

@@ -157,9 +157,9 @@ export class StoreHealth {
 
   /**
    * A round trip sent at `sent` answered at `recv`, the store's clock reading `storeNow` in between:
-   * the offset moves toward the sample (the first sample sets it).
+   * the offset moves toward the sample (the first sample sets it). True when it ends an outage.
    */
-  recordReply(sent: number, recv: number, storeNow: number | undefined): void {
+  recordReply(sent: number, recv: number, storeNow: number | undefined): boolean {
     if (storeNow !== undefined && Number.isFinite(storeNow) && storeNow > 0) {
       const sample = storeNow - (sent + recv) / 2;
       const rtt = recv - sent;
@@ -174,6 +174,7 @@ export class StoreHealth {
     }
     const rtt = recv - sent;
     this.rttMs = this.rttMs === 0 ? rtt : this.rttMs + RTT_GAIN * (rtt - this.rttMs);
+    const ended = this.failing || this.stalled;
     if (this.failing) this.recoveredAt = recv;
     // An outage decisions saw (rounds failed, or one stalled past cacheTtlMs) ends: pace the recovery.
     // A round that was merely slow, or late because this event loop was blocked, is no outage.
@@ -187,5 +188,6 @@ export class StoreHealth {
     }
     this.failing = false;
     this.lastOk = recv;
+    return ended;
   }
 }
