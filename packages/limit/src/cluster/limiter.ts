@@ -1,7 +1,6 @@
 import type { Clock } from "../clock/clock.js";
 import { coarseClock } from "../clock/coarse-clock.js";
 import type { Store } from "../store/types.js";
-import { certainlyFull, coldRateCredit, denyFromView, overrunFits, waitForReplies } from "./admission.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
 import {
   type LimiterOptions,
@@ -12,32 +11,27 @@ import {
 } from "./config.js";
 import {
   type AcquireResult,
-  ALLOW_COLD,
   ALLOW_LOCAL,
-  ALLOW_OVERRUN,
-  ALLOW_SYNC,
-  DENY_LOCAL,
-  DENY_SYNC,
   type Decision,
   OUTCOMES,
   type Outcome,
   UNLIMITED,
 } from "./decision.js";
 import { InvalidCostError, LimiterClosedError } from "./errors.js";
-import { emitEvent } from "./events.js";
 import { Exchange } from "./exchange.js";
-import { decideDegraded, LocalWindows, refreshLocalCredit } from "./fail-static.js";
+import { LocalWindows } from "./fail-static.js";
 import { parseFamily } from "./families.js";
-import { allowWithFreshHeaders, overCapacityDecision } from "./headers.js";
+import { allowWithFreshHeaders } from "./headers.js";
 import { IdleSweep } from "./idle-sweep.js";
 import { registryStoreKey } from "./keys.js";
 import { type LimiterMetrics, snapshotMetrics } from "./metrics.js";
+import { RateAdmission } from "./rate-admission.js";
 import type { RateKeyState } from "./rate-key.js";
 import { SyncTimers } from "./schedule.js";
 import { SlotAdmission } from "./slot-admission.js";
 import { StoreHealth } from "./store-health.js";
 import { type PolicyEntry, parsePolicy, SubjectTable } from "./subjects.js";
-import { CREDIT_TRUST, type SyncEnv, windowEnd } from "./sync-maths.js";
+import type { SyncEnv } from "./sync-maths.js";
 import type { SyncSchedule } from "./sync-schedule.js";
 
 export type { PolicyEntry } from "./subjects.js";
@@ -76,6 +70,8 @@ export class Limiter {
   private readonly schedule: SyncSchedule;
   private readonly idle: IdleSweep;
   private readonly slots: SlotAdmission;
+  /** Rate decisions when credit does not cover a request. */
+  private readonly slow: RateAdmission;
   private readonly counts = [0, 0, 0, 0, 0, 0, 0, 0];
   /** acquire() outcomes, counted apart from rate decisions (same OUTCOMES order). */
   private readonly slotCounts = [0, 0, 0, 0, 0, 0, 0, 0];
@@ -112,6 +108,17 @@ export class Limiter {
       this.idle.sweep(now),
     );
     this.slots = new SlotAdmission(env, clock, this.exchange, this.slotCounts, () => this.phase === "closed");
+    this.slow = new RateAdmission({
+      env,
+      clock,
+      exchange: this.exchange,
+      timers: this.timers,
+      schedule: this.schedule,
+      localWindows: this.localWindows,
+      counts: this.counts,
+      closed: () => this.phase === "closed",
+      admit: (k, cost, outcome) => this.admit(k, cost, outcome),
+    });
   }
 
   /** The last store error (diagnostics). */
@@ -228,7 +235,7 @@ export class Limiter {
       if (this.phase === "closed") throw new LimiterClosedError("check");
       return this.caps.has(subject) ? UNLIMITED : undefined;
     }
-    return this.admit(k, cost, ALLOW_LOCAL) ?? this.decideNow(k, cost);
+    return this.admit(k, cost, ALLOW_LOCAL) ?? this.slow.decideNow(k, cost);
   }
 
   /**
@@ -243,7 +250,7 @@ export class Limiter {
       if (this.phase === "closed") throw new LimiterClosedError("check");
       return UNLIMITED;
     }
-    return this.admit(k, cost, ALLOW_LOCAL) ?? this.decideNow(k, cost) ?? this.waitForSync(k, cost);
+    return this.admit(k, cost, ALLOW_LOCAL) ?? this.slow.decideNow(k, cost) ?? this.slow.waitForSync(k, cost);
   }
 
   /**
@@ -259,7 +266,7 @@ export class Limiter {
       return this.caps.has(subject) ? true : undefined;
     }
     if (this.spend(k, cost, ALLOW_LOCAL) !== NO_CREDIT) return true;
-    const d = this.decideNow(k, cost);
+    const d = this.slow.decideNow(k, cost);
     return d === undefined ? undefined : d.kind !== "deny";
   }
 
@@ -293,114 +300,6 @@ export class Limiter {
     }
     this.counts[outcome]!++;
     return t;
-  }
-
-  /** The slow path up to waiting (see docs/protocol.md#s2-3): `undefined` means wait for a sync. */
-  private decideNow(k: RateKeyState, cost: number): Decision | undefined {
-    if (this.phase === "closed") throw new LimiterClosedError("check");
-    if (cost > k.minCapacity) {
-      this.counts[DENY_LOCAL]!++;
-      return overCapacityDecision(k, this.clock.monoMs() + this.health.offset);
-    }
-    const now = this.clock.monoMs();
-    const t = now + this.health.offset;
-    // out of credit, denied or dormant: the next round looks at the key (once per round at most)
-    this.schedule.touch(k, now);
-    if (k.localOnly) {
-      refreshLocalCredit(k, this.localWindows, now, t);
-      return this.admit(k, cost, ALLOW_LOCAL) ?? this.deny(k, cost, now, DENY_LOCAL, false);
-    }
-    if (this.health.isDegraded(k.policy, now)) return this.decideDegraded(k, cost, now);
-    if (k.isExhausted(now)) return this.deny(k, cost, now, DENY_LOCAL, true);
-    if (k.view.answered && certainlyFull(k, cost, t)) {
-      if (now - k.view.at <= k.policy.cacheTtlMs) {
-        this.timers.wake();
-        return this.deny(k, cost, now, DENY_LOCAL, true);
-      }
-      return undefined;
-    }
-    if (now >= k.validUntil && !k.syncing) return this.tryColdCredit(k, cost, now);
-    return undefined;
-  }
-
-  /**
-   * Cold credit for a key without any (docs/protocol.md#s2-4), then an immediate sync. Extension: a
-   * view older than cacheTtlMs grants none (others may have spent the window since), so cold credit
-   * never pushes a window over its limit once the key has been synced.
-   */
-  private tryColdCredit(k: RateKeyState, cost: number, now: number): Decision | undefined {
-    if (this.health.isRecovering(k.policy, now, this.options.tickMs)) return undefined;
-    if (k.view.answered && now - k.view.at > k.policy.cacheTtlMs) return undefined;
-    // A family subject has never been set before start(): without a view its first window may be
-    // full already (another replica, or before it was evicted), so its first request waits for a sync.
-    if (!k.view.answered && k.family !== undefined) return undefined;
-    const t = now + this.health.offset;
-    const units = coldRateCredit(k, this.health.replicas(), t);
-    if (!(units > 0)) return undefined;
-    k.credit = k.admitted + units;
-    k.refillBelow = Math.floor(units / 2);
-    k.validUntil = now + CREDIT_TRUST * this.options.leaseTtlMs;
-    k.creditWindowEnd = windowEnd(t, k.minWindowMs);
-    const decision = this.admit(k, cost, ALLOW_COLD);
-    if (!k.syncing) void this.exchange.syncAlone(k);
-    return decision;
-  }
-
-  /** Fail-static or fail-open while the store is unavailable (see docs/protocol.md#s4). */
-  private decideDegraded(k: RateKeyState, cost: number, now: number): Decision {
-    const { offset } = this.health;
-    // pacing a recovery is fail-static whatever the mode: the store answers again
-    const failOpen = this.options.onStoreUnavailable === "allow" && !this.health.isPacing(k.policy, now);
-    const outage = { since: this.health.lastOk, viewT: k.view.at + offset };
-    const n = this.health.replicas();
-    return decideDegraded(k, cost, now + offset, n, failOpen, this.localWindows, this.counts, outage);
-  }
-
-  /** Waits for sync replies, redisTimeoutMs or a few measured round trips (see docs/protocol.md#s2-5). */
-  private async waitForSync(k: RateKeyState, cost: number): Promise<Decision> {
-    const { result, timedOut } = await waitForReplies(
-      this.clock,
-      k,
-      cost,
-      this.health.waitBudgetMs(k.policy),
-      "check",
-      {
-        attempt: () => this.admit(k, cost, ALLOW_SYNC),
-        kick: () => void this.exchange.syncAlone(k),
-        closed: () => this.phase === "closed",
-        storeFailing: () => this.health.failing,
-      },
-    );
-    const d = result ?? this.admit(k, cost, ALLOW_SYNC);
-    if (d !== undefined) return d;
-    const now = this.clock.monoMs();
-    if (this.health.isDegraded(k.policy, now)) return this.decideDegraded(k, cost, now);
-    if (timedOut || this.health.failing) {
-      // No answer in time: admit beyond credit within this replica's share of what the view left.
-      const t = now + this.health.offset;
-      const answering = !this.health.failing;
-      if (overrunFits(k, cost, t, k.view.at + this.health.offset, this.health.replicas(), answering)) {
-        k.admitted += cost;
-        k.overrunSinceView += cost;
-        this.counts[ALLOW_OVERRUN]!++;
-        emitEvent(this.options.onEvent, { type: "overrun", subject: k.subject, at: now });
-        return allowWithFreshHeaders(k, t);
-      }
-      return this.deny(k, cost, now, DENY_LOCAL, false);
-    }
-    return this.deny(k, cost, now, DENY_SYNC, true);
-  }
-
-  /** A denial with Retry-After from the view (see docs/protocol.md#s2-6). */
-  private deny(
-    k: RateKeyState,
-    cost: number,
-    now: number,
-    outcome: number,
-    countReservations: boolean,
-  ): Decision {
-    this.counts[outcome]!++;
-    return denyFromView(k, cost, now + this.health.offset, this.health.replicas(), countReservations);
   }
 
   // ---------------------------------------------------------------- concurrency
