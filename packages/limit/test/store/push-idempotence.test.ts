@@ -1,29 +1,9 @@
 // Idempotent rounds: a push resent after its round timed out (yet was applied) is charged once.
 
 import { describe, expect, it } from "vitest";
-import { MemoryStore, type RateRequest, StoreRequestError } from "../../src/index.js";
+import { MemoryStore, StoreRequestError } from "../../src/index.js";
 import { unchargedHits } from "../../src/store/request.js";
-
-const T0 = 1_750_000_020_000; // a whole minute
-
-function rate(over: Partial<RateRequest> = {}): RateRequest {
-  return {
-    key: "rl2:{t:k}:0000000000000001",
-    alg: 0,
-    windows: [{ limit: 100, windowMs: 60_000, burst: 100 }],
-    pod: "a",
-    hits: 0,
-    hitsOld: 0,
-    tOld: 0,
-    unused: 0,
-    want: 0,
-    need: 0,
-    allowance: 0.8,
-    replicas: 4,
-    leaseTtlMs: 3000,
-    ...over,
-  };
-}
+import { rate, T0 } from "./rate-request.js";
 
 describe("unchargedHits", () => {
   it("drops what the remembered total covers, older hits first", () => {
