@@ -9,6 +9,7 @@ import {
   DENY_SYNC,
   type Decision,
 } from "./decision.js";
+import { dropStaleDirect } from "./direct-units.js";
 import { LimiterClosedError } from "./errors.js";
 import { emitEvent } from "./events.js";
 import type { Exchange } from "./exchange.js";
@@ -52,6 +53,10 @@ export class RateAdmission {
     const t = now + this.deps.env.health.offset;
     // out of credit, denied or dormant: the next round looks at the key (once per round at most)
     this.deps.schedule.touch(k, now);
+    if (dropStaleDirect(k, t)) {
+      const d = this.deps.admit(k, cost, ALLOW_LOCAL);
+      if (d !== undefined) return d;
+    }
     if (k.localOnly) {
       refreshLocalCredit(k, this.deps.localWindows, now, t);
       return this.deps.admit(k, cost, ALLOW_LOCAL) ?? this.deny(k, cost, now, DENY_LOCAL, false);

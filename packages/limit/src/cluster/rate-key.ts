@@ -82,7 +82,7 @@ export class RateKeyState {
   refillBelow = 0;
   /** An early refill was asked for and not answered yet. */
   refillWanted = false;
-  /** Store time at which local-only credit must be re-checked (+inf for synced keys). */
+  /** Store time at which local-only credit must be re-checked; for a synced key, when unspent direct units lapse (+inf: none). */
   boundary: number;
   // Header snapshot, taken after each reply.
   hdrRemaining = 0;
@@ -101,6 +101,8 @@ export class RateKeyState {
   denied = 0;
   /** Names this key state's push total in the store (idempotent rounds): unique per instance. */
   readonly pushId = (Math.random() * 2 ** 52).toString(36).replace(".", "");
+  /** Unspent direct units dropped as their window ended, ever (direct-units.ts). */
+  directDropped = 0;
   /** Units admitted without a reply (overruns) since the last reply was applied. */
   overrunSinceView = 0;
   /** Index (store time, smallest window) of the last window this replica admitted or denied the key in; -1: never. */

@@ -1,6 +1,7 @@
 import { free, retryAfterMs, usage } from "../store/algorithm.js";
 import { FIXED_WINDOW, TOKEN_BUCKET } from "../store/algorithm-code.js";
 import type { RateReply, RateRequest } from "../store/types.js";
+import { dropStaleDirect, holdDirectUntil } from "./direct-units.js";
 import { longestRetryMs, snapshotHeaders } from "./headers.js";
 import type { RateKeyState } from "./rate-key.js";
 import { blendRate, CREDIT_TRUST, endSync, type SyncEnv, windowEnd } from "./sync-maths.js";
@@ -14,6 +15,8 @@ export interface RateSend {
   /** `pushed` once the request is sent: max(admittedAtSend, pushedBefore). */
   pushedAtSend: number;
   pushedBefore: number;
+  /** `directDropped` when the request was built. */
+  droppedAtSend: number;
   ewma: number;
   sentAt: number;
   request: RateRequest;
@@ -62,6 +65,7 @@ export function batchSize(k: RateKeyState, replicas: number): number {
 export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateSend {
   const { options, health } = env;
   const t = now + health.offset;
+  dropStaleDirect(k, t);
   const replicas = health.replicas();
   const admitted = k.admitted;
   const pushedBefore = k.pushed;
@@ -111,6 +115,7 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     admittedAtSend: admitted,
     pushedAtSend: k.pushed,
     pushedBefore,
+    droppedAtSend: k.directDropped,
     ewma,
     sentAt: now,
     request,
@@ -173,8 +178,10 @@ export function applyRateReply(
   // Units admitted directly in a window that closed before the reply arrived stay unused: handed to
   // a request now they would count in the new window, which the store did not charge.
   const direct = k.alg !== TOKEN_BUCKET && reply.now < windowStart(t, k.minWindowMs) ? 0 : reply.direct;
-  k.pushed = s.pushedAtSend + direct;
+  // direct units that lapsed while the round was in flight are not counted as pushed
+  k.pushed = s.pushedAtSend - (k.directDropped - s.droppedAtSend) + direct;
   k.inflight = 0;
+  if (direct > 0 && k.alg !== TOKEN_BUCKET) holdDirectUntil(k, windowEnd(reply.now, k.minWindowMs));
   const own = reply.kept + reply.granted + direct;
   k.credit = s.admittedAtSend + own;
   if (env.options.lastMile === "local" && own === 0 && reply.avail >= 1) k.credit++;
@@ -208,7 +215,7 @@ function windowStart(t: number, windowMs: number): number {
 
 /** A failed round: the hits go back to pending and are resent next time. */
 export function revertRateSend(s: RateSend): void {
-  s.key.pushed = s.pushedBefore;
+  s.key.pushed = s.pushedBefore - (s.key.directDropped - s.droppedAtSend);
   s.key.inflight = 0;
   endSync(s.key);
 }
