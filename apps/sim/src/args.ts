@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { ArgsError } from "./errors.js";
 import { FLAG_TABLE, parserOptions, SWEEP_PARAMS } from "./flags.js";
+import { parseSettle } from "./settle.js";
 
 export { SWEEP_PARAMS } from "./flags.js";
 
@@ -98,6 +99,8 @@ export function parseCli(argv: string[]): CliOptions {
   if (limit !== undefined || window !== undefined) set("limit", ["limits"], limits(limit, window));
   const cost = str("cost");
   if (cost !== undefined) set("cost", ["costs"], costs(cost));
+  const settle = str("settle");
+  if (settle !== undefined) set("settle", ["settle"], parseSettle(settle));
   if (str("hold") !== undefined && str("max-concurrent") === undefined)
     throw new ArgsError("--hold: needs --max-concurrent");
   const tolerance = str("tolerance");

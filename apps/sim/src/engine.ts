@@ -5,6 +5,7 @@ import { FaultTimeline } from "./faults.js";
 import { OUTCOMES, type Outcome, type ReplicaFactory, type SimReplica } from "./replica.js";
 import { WeightedPicker } from "./rng.js";
 import { primaryLimit, type Scenario, WINDOW_MS } from "./scenario.js";
+import { SettleModel } from "./settle.js";
 import { Traffic } from "./traffic.js";
 
 /** How to build the store and the replicas (the real Limiter and MemoryStore, or a stand-in in tests). */
@@ -22,6 +23,11 @@ export interface RawRun {
   pods: string[];
   offered: Float64Array;
   admitted: Float64Array;
+  /** Units of extra charge settled in each window (`--settle`): what the debt bound allows above the limit. */
+  extra: Float64Array;
+  /** Per cost class (the scenario's `costs` order): units offered and admitted (settled: actual units). */
+  classOffered: Float64Array;
+  classAdmitted: Float64Array;
   denied: Float64Array;
   /** Requests (not units) offered and denied over the whole run. */
   requests: number;
@@ -99,6 +105,8 @@ class Simulation {
   private settled = 0;
   private clusterActive = 0;
   private readonly loop: boolean;
+  private readonly settler: SettleModel | undefined;
+  private readonly classOf = new Map<number, number>();
   private readonly quiet = (): boolean => this.pending === 0 && this.store.inflight === 0;
   // A check that threw (a limiter bug): the run stops and reports it.
   private failure: unknown;
@@ -126,6 +134,10 @@ class Simulation {
     this.costs = new WeightedPicker(s.costs.map((c) => ({ item: c.cost, weight: c.weight })));
     this.unitCost = s.costs.length === 1;
     this.loop = s.driver === "loop";
+    this.settler = s.settle ? new SettleModel(s.settle, s.seed) : undefined;
+    s.costs.forEach((c, i) => {
+      if (!this.classOf.has(c.cost)) this.classOf.set(c.cost, i);
+    });
     this.windowMs = WINDOW_MS[primaryLimit(s).window];
     const durationMs = Math.round(s.duration * 1000);
     this.windowCount = Math.max(1, Math.ceil(durationMs / this.windowMs));
@@ -140,6 +152,9 @@ class Simulation {
       stride: this.maxReplicas,
       offered: new Float64Array(n),
       admitted: new Float64Array(n),
+      extra: new Float64Array(n),
+      classOffered: new Float64Array(s.costs.length),
+      classAdmitted: new Float64Array(s.costs.length),
       denied: new Float64Array(n),
       requests: 0,
       deniedRequests: 0,
@@ -270,6 +285,7 @@ class Simulation {
       const cost = this.unitCost ? this.s.costs[0]!.cost : this.costs.pick(this.rng);
       run.requests++;
       run.offered[w]! += cost;
+      run.classOffered[this.classOf.get(cost)!]! += cost;
       run.offeredBy[cell]! += cost;
       if (cost >= deniedFrom) {
         this.deny(cost, w);
@@ -302,6 +318,7 @@ class Simulation {
         cost = this.unitCost ? this.s.costs[0]!.cost : this.costs.pick(this.rng);
         run.requests++;
         run.offered[w]! += cost;
+        run.classOffered[this.classOf.get(cost)!]! += cost;
         run.offeredBy[cell]! += cost;
         if (cost >= deniedFrom) {
           this.deny(cost, w);
@@ -349,9 +366,32 @@ class Simulation {
 
   private admit(rep: Live, cost: number, w: number): void {
     const run = this.run_;
+    const cls = this.classOf.get(cost)!;
     run.admitted[w]! += cost;
     run.admittedBy[w * this.maxReplicas + rep.index]! += cost;
+    run.classAdmitted[cls]! += cost;
     if (this.s.concurrency) this.takeSlot(rep);
+    if (this.settler) this.settleLater(rep, cost, w, cls);
+  }
+
+  /**
+   * The actual cost is known `afterMs` later. A refund counts in the window of admission (the units
+   * were never used); an extra charge in the window it is settled in (the limiter learns of it then).
+   */
+  private settleLater(rep: Live, cost: number, w: number, cls: number): void {
+    const delta = this.settler!.delta(cost);
+    if (delta === 0) return;
+    const takenAt = rep.replica.storeTime();
+    this.clock.setTimer(this.settler!.spec.afterMs, () => {
+      if (rep.dead) return;
+      rep.replica.settle(delta, takenAt);
+      const run = this.run_;
+      const at = delta > 0 ? this.windowNow() : w;
+      run.admitted[at]! += delta;
+      run.admittedBy[at * this.maxReplicas + rep.index]! += delta;
+      run.classAdmitted[cls]! += delta;
+      if (delta > 0) run.extra[at]! += delta;
+    });
   }
 
   private deny(cost: number, w: number): void {

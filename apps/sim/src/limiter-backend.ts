@@ -77,6 +77,14 @@ class LimiterReplica implements SimReplica {
     return r.kind === "denied" ? { kind: "denied" } : { kind: "nocap" };
   }
 
+  storeTime(): number {
+    return this.limiter.storeTime();
+  }
+
+  settle(delta: number, takenAt: number): number {
+    return this.limiter.settle(SUBJECT, delta, takenAt);
+  }
+
   start(): Promise<void> {
     return this.limiter.start();
   }

@@ -31,6 +31,12 @@ export function renderSummary(report: Report): string {
     ["paid back", `${int(s.paidBack)} units pushed after recovery`],
     ["outcomes", outcomeLine(s)],
   ];
+  if (s.costClasses.length > 1) lines.push(["cost classes", costClassLine(s)]);
+  if (sc.settle)
+    lines.push([
+      "settled",
+      `x${num(sc.settle.min, 2)}..${num(sc.settle.max, 2)} after ${num(sc.settle.afterMs)} ms; ${int(s.settledExtra)} units charged after admission (a window may exceed its limit by what was charged in it)`,
+    ]);
   if (s.concurrency)
     lines.push([
       "concurrency",
@@ -47,6 +53,16 @@ export function renderSummary(report: Report): string {
   }
   const width = Math.max(...lines.map(([k]) => k.length)) + 1;
   return `${lines.map(([k, v]) => `${padRight(`${k}:`, width)} ${v}`).join("\n")}\n`;
+}
+
+/** `cost 1: 52.6% of offered units, 55.1% of admitted (31.0% admitted)` per class. */
+function costClassLine(s: Summary): string {
+  return s.costClasses
+    .map(
+      (c) =>
+        `cost ${c.cost}: ${pct(c.offeredShare)} of offered, ${pct(c.admittedShare)} of admitted (${pct(c.admittedRatio)} of its units)`,
+    )
+    .join("; ");
 }
 
 function outcomeLine(s: Summary): string {

@@ -21,6 +21,10 @@ export interface SimReplica {
   /** The full check; true when admitted. */
   check(cost: number): Promise<boolean>;
   acquire(): Promise<SlotResult>;
+  /** Store time now: what `settle` takes as the time a request was decided. */
+  storeTime(): number;
+  /** Settles a request decided at `takenAt` by `delta` = actual − estimate units; the units applied. */
+  settle(delta: number, takenAt: number): number;
   /** Starts the replica's own background sync loop (the `loop` driver). */
   start(): Promise<void>;
   /** One sync round (forced: every key). */

@@ -16,6 +16,8 @@ export interface WindowRow {
   over: number;
   /** Admitted per replica, in pod order. */
   perReplica: number[];
+  /** Extra charge settled in the window (`settle`): the debt bound lets the window go this far over. */
+  extra?: number;
   /** Most concurrency slots held at once in the window (concurrency scenarios). */
   maxActive?: number;
 }
@@ -55,6 +57,18 @@ export interface Summary {
   crashes: CrashReport[];
   /** No window of any limit went over its bound plus the tolerance. */
   limitHeld: boolean;
+  /** Per cost class: its share of the units offered and of the units admitted, and admitted / offered. */
+  costClasses: CostClassSummary[];
+  /** Units of extra charge settled over the run (`settle`; 0 without). */
+  settledExtra: number;
+}
+
+export interface CostClassSummary {
+  cost: number;
+  offeredShare: number;
+  admittedShare: number;
+  /** Admitted / offered units of this class. */
+  admittedRatio: number;
 }
 
 /** Everything a run prints, and the `--json` document. */
@@ -82,8 +96,9 @@ export function buildReport(run: RawRun): Report {
       admitted,
       denied: run.denied[w]!,
       limit: primary.limit,
-      over: Math.max(0, admitted - bound),
+      over: Math.max(0, admitted - bound - run.extra[w]!),
       perReplica: Array.from(run.admittedBy.subarray(w * stride, w * stride + pods)),
+      extra: run.extra[w]!,
     };
     if (s.concurrency) row.maxActive = run.maxActive[w]!;
     windows.push(row);
@@ -132,15 +147,21 @@ function summarize(run: RawRun, rows: WindowRow[]): Summary {
   for (const l of s.limits) {
     const per = Math.max(1, WINDOW_MS[l.window] / run.windowMs);
     const bound = windowBound(s, l);
-    const allowed = bound + toleranceUnits(s, l);
+    const tolerance = toleranceUnits(s, l);
     for (let start = 0; start < rows.length; start += per) {
       let got = 0;
-      for (let i = start; i < Math.min(rows.length, start + per); i++) got += rows[i]!.admitted;
+      // settled extra charges may take a window past its bound by what they add (the debt bound)
+      let extra = 0;
+      for (let i = start; i < Math.min(rows.length, start + per); i++) {
+        got += rows[i]!.admitted;
+        extra += rows[i]!.extra ?? 0;
+      }
+      const allowed = bound + extra + tolerance;
       windowsChecked++;
       if (got > allowed) windowsOver++;
       else if (got > bound) windowsWithinTolerance++;
-      if (got > bound) {
-        const units = got - bound;
+      if (got > bound + extra) {
+        const units = got - bound - extra;
         if (units / bound > worst.fraction)
           worst = {
             units,
@@ -181,7 +202,21 @@ function summarize(run: RawRun, rows: WindowRow[]): Summary {
     concurrency: s.concurrency ? { max: s.concurrency.max, maxActive, slotDenials: run.slotDenials } : null,
     crashes: run.crashes,
     limitHeld: windowsOver === 0,
+    costClasses: costClasses(run),
+    settledExtra: sum(run.extra),
   };
+}
+
+function costClasses(run: RawRun): CostClassSummary[] {
+  const total = (xs: Float64Array) => xs.reduce((a, b) => a + b, 0);
+  const offered = total(run.classOffered);
+  const admitted = total(run.classAdmitted);
+  return run.scenario.costs.map((c, i) => ({
+    cost: c.cost,
+    offeredShare: offered > 0 ? run.classOffered[i]! / offered : 0,
+    admittedShare: admitted > 0 ? run.classAdmitted[i]! / admitted : 0,
+    admittedRatio: run.classOffered[i]! > 0 ? run.classAdmitted[i]! / run.classOffered[i]! : 0,
+  }));
 }
 
 /**

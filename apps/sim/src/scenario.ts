@@ -33,6 +33,16 @@ const costSchema = z.strictObject({
 });
 
 // Every default is the library's own, so a run without a limiter section shows what users get.
+/** Reserve then settle: each admitted request's actual cost is its estimate x uniform [min, max]. */
+const settleSchema = z
+  .strictObject({
+    min: z.number().nonnegative(),
+    max: z.number().nonnegative(),
+    /** Settled this long after admission (simulated ms). */
+    afterMs: z.number().nonnegative().default(100),
+  })
+  .refine((x) => x.min <= x.max, { message: "min must not be above max", path: ["max"] });
+
 const limiterSchema = z.strictObject({
   syncIntervalMs: z.number().int().min(10).max(10_000).default(LIB.syncIntervalMs),
   localAllowance: z.number().positive().default(LIB.localAllowance),
@@ -102,6 +112,7 @@ export const scenarioSchema = z
       .array(costSchema)
       .min(1)
       .default([{ cost: 1, weight: 1 }]),
+    settle: settleSchema.optional(),
     limiter: limiterSchema.prefault({}),
     store: storeSchema.prefault({}),
     concurrency: concurrencySchema.optional(),

@@ -43,6 +43,18 @@ class IdealReplica implements SimReplica {
     }
   }
 
+  storeTime(): number {
+    return this.ctx.clock.unixMs();
+  }
+
+  /** Settles against the shared window: a charge counts now, a refund while its window is current. */
+  settle(delta: number, takenAt: number): number {
+    this.roll();
+    if (delta < 0 && Math.floor(takenAt / this.windowMs) !== this.shared.window) return 0;
+    this.shared.used = Math.max(0, this.shared.used + delta);
+    return delta;
+  }
+
   tryCheck(cost: number): QuickVerdict {
     this.roll();
     if (this.shared.used + cost > this.limit) return "undecided";

@@ -1,3 +1,4 @@
+import { ledgerOf } from "./ledger.js";
 import type { RateKeyState } from "./rate-key.js";
 
 /**
@@ -15,7 +16,7 @@ export function holdDirectUntil(k: RateKeyState, windowEndT: number): void {
 
 /**
  * Drops unspent direct units past their window (store time `t`). Returns true when credit changed.
- * A round in flight when they lapse is corrected as its reply lands (`directDropped`).
+ * A round in flight when they lapse is corrected as its reply lands (ledger.ts, `directDropped`).
  */
 export function dropStaleDirect(k: RateKeyState, t: number): boolean {
   if (k.localOnly || t < k.boundary) return false;
@@ -24,6 +25,6 @@ export function dropStaleDirect(k: RateKeyState, t: number): boolean {
   if (!(lead > 0)) return false;
   k.pushed -= lead;
   k.credit = Math.max(k.admitted, k.credit - lead);
-  k.directDropped += lead;
+  ledgerOf(k).directDropped += lead;
   return true;
 }

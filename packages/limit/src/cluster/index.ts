@@ -34,3 +34,4 @@ export {
   type WaitOptions,
   WaitTimeoutError,
 } from "./pacer.js";
+export { InvalidSettleError } from "./settle.js";

@@ -28,6 +28,7 @@ import { type LimiterMetrics, snapshotMetrics } from "./metrics.js";
 import { RateAdmission } from "./rate-admission.js";
 import type { RateKeyState } from "./rate-key.js";
 import { SyncTimers } from "./schedule.js";
+import { checkSettle, settleKey } from "./settle.js";
 import { SlotAdmission } from "./slot-admission.js";
 import { StoreHealth } from "./store-health.js";
 import { type PolicyEntry, parsePolicy, SubjectTable } from "./subjects.js";
@@ -300,6 +301,30 @@ export class Limiter {
     }
     this.counts[outcome]!++;
     return t;
+  }
+
+  /**
+   * Reserve then settle (see docs/protocol.md#s2-10): corrects a request admitted on an estimate by
+   * `delta` = actual − estimate units. `takenAt` is `storeTime()` read when the request was decided.
+   * A charge counts at once (it may leave debt: requests are denied until it is repaid); a refund
+   * returns units while the smallest window `takenAt` fell in is current. The store sees the result
+   * with the next sync. Returns the units applied (0: unknown subject, no rate limit, or a refund
+   * whose window is over). Throws InvalidSettleError, LimiterClosedError.
+   */
+  settle(subject: string, delta: number, takenAt: number): number {
+    checkSettle(delta, takenAt);
+    if (this.phase === "closed") throw new LimiterClosedError("settle");
+    const k = this.rates.get(subject);
+    if (k === undefined || delta === 0) return 0;
+    const now = this.clock.monoMs();
+    const applied = settleKey(k, delta, takenAt, now + this.health.offset);
+    if (applied > 0) this.schedule.touch(k, now);
+    return applied;
+  }
+
+  /** Store time now (Unix ms as the store's clock reads it): what `settle` takes as `takenAt`. */
+  storeTime(): number {
+    return this.clock.monoMs() + this.health.offset;
   }
 
   // ---------------------------------------------------------------- concurrency

@@ -3,6 +3,7 @@ import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
 import { Waitlist } from "./admission.js";
 import type { RatePolicy } from "./config.js";
 import type { Family } from "./families.js";
+import type { KeyLedger } from "./ledger.js";
 
 /** What the last store reply said about a key's windows. */
 export interface StoreView {
@@ -101,8 +102,8 @@ export class RateKeyState {
   denied = 0;
   /** Names this key state's push total in the store (idempotent rounds): unique per instance. */
   readonly pushId = (Math.random() * 2 ** 52).toString(36).replace(".", "");
-  /** Unspent direct units dropped as their window ended, ever (direct-units.ts). */
-  directDropped = 0;
+  /** Direct units dropped, settled charges and debt (ledger.ts): made on first use. */
+  ledger: KeyLedger | undefined = undefined;
   /** Units admitted without a reply (overruns) since the last reply was applied. */
   overrunSinceView = 0;
   /** Index (store time, smallest window) of the last window this replica admitted or denied the key in; -1: never. */

@@ -3,7 +3,9 @@ import { FIXED_WINDOW, TOKEN_BUCKET } from "../store/algorithm-code.js";
 import type { RateReply, RateRequest } from "../store/types.js";
 import { dropStaleDirect, holdDirectUntil } from "./direct-units.js";
 import { longestRetryMs, snapshotHeaders } from "./headers.js";
+import { droppedSoFar } from "./ledger.js";
 import type { RateKeyState } from "./rate-key.js";
+import { carryDebt, noteDebt } from "./settle.js";
 import { blendRate, CREDIT_TRUST, endSync, type SyncEnv, windowEnd } from "./sync-maths.js";
 
 /** A rate request in flight and what applying (or reverting) its reply needs. */
@@ -66,6 +68,7 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
   const { options, health } = env;
   const t = now + health.offset;
   dropStaleDirect(k, t);
+  carryDebt(k, t);
   const replicas = health.replicas();
   const admitted = k.admitted;
   const pushedBefore = k.pushed;
@@ -115,7 +118,7 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     admittedAtSend: admitted,
     pushedAtSend: k.pushed,
     pushedBefore,
-    droppedAtSend: k.directDropped,
+    droppedAtSend: droppedSoFar(k),
     ewma,
     sentAt: now,
     request,
@@ -179,7 +182,7 @@ export function applyRateReply(
   // a request now they would count in the new window, which the store did not charge.
   const direct = k.alg !== TOKEN_BUCKET && reply.now < windowStart(t, k.minWindowMs) ? 0 : reply.direct;
   // direct units that lapsed while the round was in flight are not counted as pushed
-  k.pushed = s.pushedAtSend - (k.directDropped - s.droppedAtSend) + direct;
+  k.pushed = s.pushedAtSend - (droppedSoFar(k) - s.droppedAtSend) + direct;
   k.inflight = 0;
   if (direct > 0 && k.alg !== TOKEN_BUCKET) holdDirectUntil(k, windowEnd(reply.now, k.minWindowMs));
   const own = reply.kept + reply.granted + direct;
@@ -202,6 +205,7 @@ export function applyRateReply(
   const paced = !starved && batch > 0 && left < batch;
   k.exhaustedUntil =
     starved || paced ? recv + exhaustedWaitMs(env, s, reply, t, paced) : Number.NEGATIVE_INFINITY;
+  noteDebt(k, s.request.hits, reply);
   k.doneSeq = s.seq;
   if (k.hasBoundarySnapshot() && k.boundaryAdmitted <= s.admittedAtSend) k.boundaryAdmitted = -1;
   snapshotHeaders(k, t);
@@ -215,7 +219,7 @@ function windowStart(t: number, windowMs: number): number {
 
 /** A failed round: the hits go back to pending and are resent next time. */
 export function revertRateSend(s: RateSend): void {
-  s.key.pushed = s.pushedBefore - (s.key.directDropped - s.droppedAtSend);
+  s.key.pushed = s.pushedBefore - (droppedSoFar(s.key) - s.droppedAtSend);
   s.key.inflight = 0;
   endSync(s.key);
 }

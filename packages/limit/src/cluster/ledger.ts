@@ -1,0 +1,27 @@
+/**
+ * Rare per-key bookkeeping, made on a key's first use of it (most keys never need it): direct units
+ * dropped as their window ended (direct-units.ts), and settled extra charges with their debt (settle.ts).
+ */
+export class KeyLedger {
+  /** Unspent direct (or refunded, already pushed) units dropped as their window ended, ever. */
+  directDropped = 0;
+  /** Settled extra charges: units this replica charged in smallest window `extraWindow`. */
+  extraUnits = 0;
+  extraWindow = -1;
+  /** Fixed window: units of that extra charge past the window's capacity, charged again in the next one. */
+  debt = 0;
+  debtWindow = -1;
+  /** Debt noted in `extraWindow` so far (never more than `extraUnits`). */
+  debtNoted = 0;
+}
+
+/** The key's ledger, made on first use. */
+export function ledgerOf(k: { ledger: KeyLedger | undefined }): KeyLedger {
+  k.ledger ??= new KeyLedger();
+  return k.ledger;
+}
+
+/** Direct units dropped so far (0 for a key without a ledger). */
+export function droppedSoFar(k: { ledger: KeyLedger | undefined }): number {
+  return k.ledger === undefined ? 0 : k.ledger.directDropped;
+}

@@ -1,0 +1,10 @@
+import { fileURLToPath } from "node:url";
+import { describeSettleScenarios } from "@resil/testkit";
+import { connect } from "./connect.js";
+
+// Reserve then settle (@resil/limit docs/protocol.md#s2-10, issue 17) on a real Redis through ioredis.
+describeSettleScenarios({
+  name: "ioredis",
+  connect,
+  module: fileURLToPath(new URL("./connect.ts", import.meta.url)),
+});
