@@ -1,3 +1,4 @@
+export type { Budget } from "./budgets.js";
 export {
   LIMITER_DEFAULTS,
   type LimiterOptions,

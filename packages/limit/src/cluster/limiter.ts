@@ -1,6 +1,7 @@
 import type { Clock } from "../clock/clock.js";
 import { coarseClock } from "../clock/coarse-clock.js";
 import type { Store } from "../store/types.js";
+import { type Budget, checkAll } from "./budgets.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
 import {
   type LimiterOptions,
@@ -320,6 +321,16 @@ export class Limiter {
     const applied = settleKey(k, delta, takenAt, now + this.health.offset);
     if (applied > 0) this.schedule.touch(k, now);
     return applied;
+  }
+
+  /**
+   * Several budgets in one decision, all or nothing (see docs/protocol.md#s2-12): e.g. requests per
+   * minute and tokens per minute of one route, as two subjects. The first denial undoes the budgets
+   * already taken and is returned; otherwise the allow of the budget with the least left.
+   * Rejects with InvalidCostError (a bad cost), LimiterClosedError.
+   */
+  checkAll(budgets: readonly Budget[]): Promise<Decision> {
+    return checkAll(this, budgets);
   }
 
   /** Store time now (Unix ms as the store's clock reads it): what `settle` takes as `takenAt`. */
