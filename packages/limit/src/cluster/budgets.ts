@@ -29,9 +29,7 @@ export async function checkAll(limiter: BudgetLimiter, budgets: readonly Budget[
     const cost = b.cost ?? 1;
     if (!Number.isSafeInteger(cost) || cost < 0) throw new InvalidCostError(cost);
   }
-  // taken: subject, cost, takenAt triples, flat (made only when a second budget is limited)
-  let taken: Array<string | number> | undefined;
-  let first: { subject: string; cost: number; at: number } | undefined;
+  const taken: Array<{ subject: string; cost: number; at: number }> = [];
   let answer: Decision = UNLIMITED;
   let tightest = Number.POSITIVE_INFINITY;
   for (const b of budgets) {
@@ -39,15 +37,11 @@ export async function checkAll(limiter: BudgetLimiter, budgets: readonly Budget[
     const at = limiter.storeTime();
     const d = limiter.tryCheck(b.subject, cost) ?? (await limiter.check(b.subject, cost));
     if (d.kind === "deny") {
-      if (first !== undefined) limiter.settle(first.subject, -first.cost, first.at);
-      if (taken !== undefined)
-        for (let i = 0; i < taken.length; i += 3)
-          limiter.settle(taken[i] as string, -(taken[i + 1] as number), taken[i + 2] as number);
+      for (const t of taken) limiter.settle(t.subject, -t.cost, t.at);
       return d;
     }
     if (d.kind !== "allow") continue;
-    if (first === undefined) first = { subject: b.subject, cost, at };
-    else (taken ??= []).push(b.subject, cost, at);
+    taken.push({ subject: b.subject, cost, at });
     const left = share(d.headers);
     if (left < tightest) {
       tightest = left;
