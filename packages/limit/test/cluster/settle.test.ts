@@ -120,6 +120,25 @@ describe("settle", () => {
     expect(limiter.settle("nobody", 5, at)).toBe(0);
   });
 
+  it("local-only keys: a refund frees units in the current window, a charge counts against it", () => {
+    const clock = new ManualClock();
+    clock.set((Math.floor(clock.unixMs() / 1000) + 1) * 1000 + 1);
+    const limiter = new Limiter({ podId: "p" }, undefined, clock);
+    limiter.setPolicy("k", { algorithm: "fixed_window", requestsPerSecond: 10 });
+    const at = limiter.storeTime();
+    expect(limiter.tryAdmit("k", 10)).toBe(true);
+    expect(limiter.tryAdmit("k", 1)).toBe(false);
+    expect(limiter.settle("k", -4, at)).toBe(-4);
+    expect(limiter.tryAdmit("k", 4)).toBe(true);
+    expect(limiter.tryAdmit("k", 1)).toBe(false);
+    clock.advance(1000);
+    const next = limiter.storeTime();
+    expect(limiter.tryAdmit("k", 5)).toBe(true);
+    expect(limiter.settle("k", 3, next)).toBe(3);
+    expect(limiter.tryAdmit("k", 3)).toBe(false); // 5 + 3 + 3 > 10
+    expect(limiter.tryAdmit("k", 2)).toBe(true);
+  });
+
   it("names the bad argument; after shutdown it throws LimiterClosedError", async () => {
     const { limiter } = await setup();
     const at = limiter.storeTime();
