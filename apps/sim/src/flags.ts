@@ -103,6 +103,8 @@ export const FLAG_TABLE: readonly FlagSpec[] = [
   }),
   num("scenario", "duty", "F", "traffic.duty", "bursty: fraction of the period that is on"),
   num("scenario", "trough", "F", "traffic.trough", "diurnal: lowest rate as a fraction of the mean"),
+  text("scenario", "keys", "N", "N subjects of one family, each with the limits (keys run)"),
+  text("scenario", "popularity", "P", "keys run: uniform | zipf:S", { default: "zipf:1.1" }),
   text("scenario", "cost", "C", "cost per request, or weighted costs 1:0.9,10:0.1", { default: "1" }),
   tuning("sync-interval", "syncIntervalMs", "MS", "sync period of a busy key"),
   tuning("local-allowance", "localAllowance", "A", "share of the free budget one grant may take"),
