@@ -32,7 +32,7 @@ interface LocalEntry {
   seededFor?: number;
 }
 
-/** Window counts of keys decided locally, by key; they outlive a policy object like store keys would. */
+/** Window counts of keys decided locally; they outlive a key's state like store keys would. */
 export class LocalWindows {
   private readonly entries = new Map<string, LocalEntry>();
   private lookups = 0;
@@ -49,15 +49,36 @@ export class LocalWindows {
     this.entries.delete(key);
   }
 
-  /** `entry` for a local-only key, remembered on the key (its entry lives as long as it does). */
+  /**
+   * The counts of a local-only key. The key holds them itself (no table entry while it lives); the
+   * table holds only those of keys let go (`park`) until their windows are over, for a subject that
+   * comes back.
+   */
   entryOf(k: RateKeyState, t: number): LocalEntry {
     if (++this.lookups >= SWEEP_EVERY) this.sweepExpired(t);
     const cached = k.localEntry as LocalEntry | undefined;
     if (cached !== undefined && t <= cached.expiresAt && cached.states.length === k.windows.length)
       return cached;
-    const e = this.entry(k.storeKey, k.windows.length, t);
+    let e: LocalEntry | undefined;
+    if (this.entries.size > 0) {
+      e = this.entries.get(k.storeKey);
+      if (e !== undefined) this.entries.delete(k.storeKey);
+      if (e !== undefined && (t > e.expiresAt || e.states.length !== k.windows.length)) e = undefined;
+    }
+    if (e === undefined) e = { states: emptyStates(k.windows.length), lease: 0, expiresAt: t };
     k.localEntry = e;
     return e;
+  }
+
+  /** A local-only key let go (evicted): its counts stay, by store key, until its windows are over. */
+  park(k: RateKeyState, t: number): void {
+    const e = k.localEntry as LocalEntry | undefined;
+    k.localEntry = undefined;
+    if (e === undefined) return;
+    e.lease = 0;
+    e.expiresAt = t + rateKeyTtlMs(k.windows, 0);
+    this.entries.set(k.storeKey, e);
+    this.expiring.add(k.storeKey, e.expiresAt + 1000);
   }
 
   /** Lets `key`'s credit go: the entry is forgotten once its windows are over, as a store key expires. */
@@ -84,13 +105,10 @@ export class LocalWindows {
     let e = this.entries.get(key);
     if (e !== undefined && t > e.expiresAt) e = undefined;
     if (e === undefined) {
-      e = { states: [], lease: 0, expiresAt: t };
+      e = { states: emptyStates(windows), lease: 0, expiresAt: t };
       this.entries.set(key, e);
     }
-    if (e.states.length !== windows) {
-      e.states = [];
-      for (let i = 0; i < windows; i++) e.states.push(emptyWindow());
-    }
+    if (e.states.length !== windows) e.states = emptyStates(windows);
     return e;
   }
 
@@ -98,6 +116,13 @@ export class LocalWindows {
     this.lookups = 0;
     for (const [key, e] of this.entries) if (t > e.expiresAt) this.entries.delete(key);
   }
+}
+
+/** `n` empty window states, in an array of exactly n (one pushed to grows room for 17: 150 bytes a key). */
+function emptyStates(n: number): WindowState[] {
+  const states = new Array<WindowState>(n);
+  for (let i = 0; i < n; i++) states[i] = emptyWindow();
+  return states;
 }
 
 /** Units free in every window at `t`, whole (negative: over the limit). */

@@ -109,6 +109,6 @@ export class IdleSweep {
   private flushLocal(k: RateKeyState, now: number): void {
     const t = now + this.offset();
     if (k.hasUnpushed()) refreshLocalCredit(k, this.localWindows, now, t);
-    this.localWindows.release(k.storeKey, k.windows, t);
+    this.localWindows.park(k, t);
   }
 }

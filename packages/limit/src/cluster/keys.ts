@@ -57,7 +57,8 @@ export function configHash(alg: AlgorithmCode, windows: readonly WindowSpec[]): 
 
 /** Rate hash of one subject and limit: `rl2:{<service>:<subject>}:<hash16>`. */
 export function rateStoreKey(service: string, subject: string, hash: string): string {
-  return `rl2:{${serviceTag(service)}:${subjectTag(subject)}}:${hash}`;
+  // join builds one flat string (a template literal would keep a tree of parts alive per key)
+  return ["rl2:{", serviceTag(service), ":", subjectTag(subject), "}:", hash].join("");
 }
 
 /**

@@ -17,6 +17,8 @@ export interface StoreView {
 
 /** What every key of one policy derives from it alike. */
 interface PolicyShape {
+  alg: AlgorithmCode;
+  windows: readonly WindowSpec[];
   capacities: readonly number[];
   minCapacity: number;
   minWindowMs: number;
@@ -25,7 +27,8 @@ interface PolicyShape {
   emptyView: StoreView;
 }
 
-// A family's policy object is shared by all its subjects: derive once.
+// A family's policy object is shared by all its subjects (and equal setPolicy policies are shared
+// by the subject table): derive once.
 const shapes = new WeakMap<RatePolicy, PolicyShape>();
 
 function shapeOf(policy: RatePolicy): PolicyShape {
@@ -38,6 +41,8 @@ function shapeOf(policy: RatePolicy): PolicyShape {
       if (w.limit / w.windowMs < h.limit / h.windowMs) head = i;
     });
     shape = {
+      alg: policy.alg,
+      windows: policy.windows,
       capacities,
       minCapacity: Math.min(...capacities),
       minWindowMs: Math.min(...policy.windows.map((w) => w.windowMs)),
@@ -55,19 +60,27 @@ function shapeOf(policy: RatePolicy): PolicyShape {
   return shape;
 }
 
+/** The rarely used part of a key's state, made on first use (most keys never need it). */
+class RareState {
+  exhaustedUntil = Number.NEGATIVE_INFINITY;
+  boundaryAdmitted = -1;
+  boundaryTime = 0;
+  overrunSinceView = 0;
+  degradedCache: { replicas: number; windows: WindowSpec[] } | undefined = undefined;
+}
+
+/** A push id: names one key state's push total in the store (random, base 36). */
+function newPushId(): string {
+  return (Math.random() * 2 ** 52).toString(36).replace(".", "");
+}
+
 /**
  * The per-replica state of one rate-limited subject (see docs/protocol.md#s2-1): credit to admit
  * from, admits the store has not counted yet, and where the key stands in its sync cycle.
  */
 export class RateKeyState {
-  readonly alg: AlgorithmCode;
-  readonly windows: readonly WindowSpec[];
-  readonly capacities: readonly number[];
-  readonly minCapacity: number;
-  readonly minWindowMs: number;
-  /** Index of the head window: the lowest limit per ms, first on a tie. */
-  readonly head: number;
-  readonly headLimit: number;
+  // What the policy's windows derive (shared by every key of the policy); read through getters below.
+  private readonly shape: PolicyShape;
 
   // Hot: what admission from credit reads and writes.
   /** Units admitted by this replica, ever (monotonic). */
@@ -99,10 +112,6 @@ export class RateKeyState {
   /** Units wanted by requests waiting on a sync. */
   waiters = 0;
   denied = 0;
-  /** Names this key state's push total in the store (idempotent rounds): unique per instance. */
-  readonly pushId = (Math.random() * 2 ** 52).toString(36).replace(".", "");
-  /** Units admitted without a reply (overruns) since the last reply was applied. */
-  overrunSinceView = 0;
   /** Index (store time, smallest window) of the last window this replica admitted or denied the key in; -1: never. */
   usedWindow = -1;
   sendSeq = 0;
@@ -110,13 +119,7 @@ export class RateKeyState {
   lastSync = Number.NEGATIVE_INFINITY;
   /** Admits per ms. */
   ewma = 0;
-  /** Local time before which asking for more credit gets nothing (the store said when a unit frees). */
-  exhaustedUntil = Number.NEGATIVE_INFINITY;
-  /** `admitted` at the last window-boundary snapshot (-1: none) and the store time it is charged at. */
-  boundaryAdmitted = -1;
-  boundaryTime = 0;
   view: StoreView;
-  readonly waitlist = new Waitlist();
   /** The family this key's policy came from (undefined: setPolicy); such keys are evicted when idle. */
   family: Family | undefined = undefined;
   /** Local time the sync schedule looks at this key next (+inf: not queued). */
@@ -127,7 +130,10 @@ export class RateKeyState {
   retired = false;
   /** A local-only key's window counts (fail-static.ts), remembered to skip a lookup by store key. */
   localEntry: object | undefined = undefined;
-  private degradedCache: { replicas: number; windows: WindowSpec[] } | undefined;
+  // Made on first use: the push id (first push), the waitlist (first wait), the rare fields.
+  private pushIdValue: string | undefined = undefined;
+  private waitlistValue: Waitlist | undefined = undefined;
+  private rare: RareState | undefined = undefined;
 
   constructor(
     readonly subject: string,
@@ -137,16 +143,101 @@ export class RateKeyState {
     readonly localOnly: boolean,
   ) {
     const shape = shapeOf(policy);
-    this.alg = policy.alg;
-    this.windows = policy.windows;
-    this.capacities = shape.capacities;
-    this.minCapacity = shape.minCapacity;
-    this.minWindowMs = shape.minWindowMs;
-    this.head = shape.head;
-    this.headLimit = shape.headLimit;
+    this.shape = shape;
     this.boundary = localOnly ? 0 : Number.POSITIVE_INFINITY;
     // replaced, never changed in place, by every reply: one empty view serves every key of a policy
     this.view = shape.emptyView;
+  }
+
+  get alg(): AlgorithmCode {
+    return this.shape.alg;
+  }
+  get windows(): readonly WindowSpec[] {
+    return this.shape.windows;
+  }
+  get capacities(): readonly number[] {
+    return this.shape.capacities;
+  }
+  get minCapacity(): number {
+    return this.shape.minCapacity;
+  }
+  get minWindowMs(): number {
+    return this.shape.minWindowMs;
+  }
+  /** Index of the head window: the lowest limit per ms, first on a tie. */
+  get head(): number {
+    return this.shape.head;
+  }
+  get headLimit(): number {
+    return this.shape.headLimit;
+  }
+
+  /** Names this key state's push total in the store (idempotent rounds): unique per instance. */
+  get pushId(): string {
+    if (this.pushIdValue === undefined) this.pushIdValue = newPushId();
+    return this.pushIdValue;
+  }
+
+  /** Requests waiting on this key's next sync reply. */
+  get waitlist(): Waitlist {
+    if (this.waitlistValue === undefined) this.waitlistValue = new Waitlist();
+    return this.waitlistValue;
+  }
+
+  /** Wakes the waiting requests, if any (allocates nothing otherwise). */
+  notifyWaiters(): void {
+    this.waitlistValue?.notifyAll();
+  }
+
+  private rareState(): RareState {
+    if (this.rare === undefined) this.rare = new RareState();
+    return this.rare;
+  }
+
+  // Back to every default (a boundary snapshot pushed, pacing over): the rare part goes again.
+  private dropRare(): void {
+    const r = this.rare;
+    if (
+      r !== undefined &&
+      r.exhaustedUntil === Number.NEGATIVE_INFINITY &&
+      r.boundaryAdmitted === -1 &&
+      r.overrunSinceView === 0 &&
+      r.degradedCache === undefined
+    )
+      this.rare = undefined;
+  }
+
+  /** Local time before which asking for more credit gets nothing (the store said when a unit frees). */
+  get exhaustedUntil(): number {
+    return this.rare === undefined ? Number.NEGATIVE_INFINITY : this.rare.exhaustedUntil;
+  }
+  set exhaustedUntil(v: number) {
+    if (this.rare !== undefined || v !== Number.NEGATIVE_INFINITY) this.rareState().exhaustedUntil = v;
+    if (v === Number.NEGATIVE_INFINITY) this.dropRare();
+  }
+
+  /** `admitted` at the last window-boundary snapshot (-1: none) and the store time it is charged at. */
+  get boundaryAdmitted(): number {
+    return this.rare === undefined ? -1 : this.rare.boundaryAdmitted;
+  }
+  set boundaryAdmitted(v: number) {
+    if (this.rare !== undefined || v !== -1) this.rareState().boundaryAdmitted = v;
+    if (v === -1) this.dropRare();
+  }
+  get boundaryTime(): number {
+    return this.rare === undefined ? 0 : this.rare.boundaryTime;
+  }
+  set boundaryTime(v: number) {
+    if (this.rare !== undefined || v !== 0) this.rareState().boundaryTime = v;
+  }
+
+  /** Units admitted without a reply (overruns) since the last reply was applied. */
+  get overrunSinceView(): number {
+    return this.rare === undefined ? 0 : this.rare.overrunSinceView;
+  }
+  set overrunSinceView(v: number) {
+    if (this.rare !== undefined || v !== 0) this.rareState().overrunSinceView = v;
+    if (v === 0) this.dropRare();
   }
 
   /** Admits not yet counted by the store: unpushed plus in flight. */
@@ -186,9 +277,10 @@ export class RateKeyState {
 
   /** The windows scaled to one replica's share for fail-static decisions (cached per replica count). */
   degradedWindows(replicas: number): WindowSpec[] {
-    if (this.degradedCache?.replicas !== replicas) {
+    const rare = this.rareState();
+    if (rare.degradedCache?.replicas !== replicas) {
       const share = (n: number) => Math.max(1, Math.ceil(n / replicas));
-      this.degradedCache = {
+      rare.degradedCache = {
         replicas,
         windows: this.windows.map((w) => ({
           limit: share(w.limit),
@@ -197,6 +289,6 @@ export class RateKeyState {
         })),
       };
     }
-    return this.degradedCache.windows;
+    return rare.degradedCache.windows;
   }
 }

@@ -66,6 +66,21 @@ export class SubjectTable {
     private readonly hasStore: boolean,
   ) {}
 
+  // Equal setPolicy policies share one object (and what rate-key.ts derives from it) and its hash.
+  private readonly shared = new Map<string, { policy: RatePolicy; hash: string }>();
+
+  private sharedPolicy(policy: RatePolicy): { policy: RatePolicy; hash: string } {
+    let id = `${policy.alg}|${policy.cacheTtlMs}|${policy.redisTimeoutMs}|${policy.localAllowance}|${policy.syncIntervalMs}`;
+    for (const w of policy.windows) id += `|${w.limit},${w.windowMs},${w.burst}`;
+    let e = this.shared.get(id);
+    if (e === undefined) {
+      if (this.shared.size >= SHARED_POLICIES) this.shared.clear();
+      e = { policy, hash: configHash(policy.alg, policy.windows) };
+      this.shared.set(id, e);
+    }
+    return e;
+  }
+
   /** Number of subjects with a policy. */
   get size(): number {
     let n = this.rates.size;
@@ -166,6 +181,7 @@ export class SubjectTable {
   }
 
   apply({ subject, policy, max, config, family, hash }: ParsedPolicy): void {
+    if (policy !== undefined && family === undefined) ({ policy, hash } = this.sharedPolicy(policy));
     const before = this.rates.get(subject) ?? this.caps.get(subject);
     const oldRate = this.rates.get(subject);
     if (policy === undefined) {
@@ -209,6 +225,9 @@ export class SubjectTable {
     if (family !== undefined && after !== undefined && after !== before) this.onFamilyState?.(after);
   }
 }
+
+/** Distinct setPolicy policies remembered for sharing; past this many the memo starts afresh. */
+const SHARED_POLICIES = 1024;
 
 /** Same limits and tuning: setting the family again keeps its subjects' live state. */
 function sameFamily(a: Family, b: Family): boolean {
