@@ -22,8 +22,14 @@ const DIRECT_LEASE_MS = 1;
 // Expired entries go when touched; a full sweep every so many lookups bounds the rest.
 const SWEEP_EVERY = 4096;
 
+/** A local-only key's counts; also its view (a StoreView over the same window states). */
 interface LocalEntry {
   states: WindowState[];
+  /** The StoreView fields: `windows` is `states`; `at` is the last refresh (local ms). */
+  windows: WindowState[];
+  at: number;
+  reservedOthers: number;
+  answered: boolean;
   /** Credit this replica holds against the windows (0: none). */
   lease: number;
   /** Store time after which the entry is forgotten, as a store key would expire. */
@@ -65,7 +71,7 @@ export class LocalWindows {
       if (e !== undefined) this.entries.delete(k.storeKey);
       if (e !== undefined && (t > e.expiresAt || e.states.length !== k.windows.length)) e = undefined;
     }
-    if (e === undefined) e = { states: emptyStates(k.windows.length), lease: 0, expiresAt: t };
+    if (e === undefined) e = newEntry(k.windows.length, t);
     k.localEntry = e;
     return e;
   }
@@ -105,10 +111,13 @@ export class LocalWindows {
     let e = this.entries.get(key);
     if (e !== undefined && t > e.expiresAt) e = undefined;
     if (e === undefined) {
-      e = { states: emptyStates(windows), lease: 0, expiresAt: t };
+      e = newEntry(windows, t);
       this.entries.set(key, e);
     }
-    if (e.states.length !== windows) e.states = emptyStates(windows);
+    if (e.states.length !== windows) {
+      e.states = emptyStates(windows);
+      e.windows = e.states;
+    }
     return e;
   }
 
@@ -123,6 +132,12 @@ function emptyStates(n: number): WindowState[] {
   const states = new Array<WindowState>(n);
   for (let i = 0; i < n; i++) states[i] = emptyWindow();
   return states;
+}
+
+function newEntry(windows: number, t: number): LocalEntry {
+  const states = emptyStates(windows);
+  const at = Number.NEGATIVE_INFINITY;
+  return { states, windows: states, at, reservedOthers: 0, answered: true, lease: 0, expiresAt: t };
 }
 
 /** Units free in every window at `t`, whole (negative: over the limit). */
@@ -160,9 +175,9 @@ export function refreshLocalCredit(k: RateKeyState, table: LocalWindows, now: nu
   const { granted } = grantStep(avail - kept, Math.max(k.minCapacity, 1), 0, 1, 1);
   e.lease = kept + granted;
   e.expiresAt = t + rateKeyTtlMs(k.windows, LOCAL_LEASE_MS);
-  // the entry itself: it changes only here, so it reads as a copy taken now would
-  if (k.view.windows === e.states) k.view.at = now;
-  else k.view = { at: now, windows: e.states, reservedOthers: 0, answered: true };
+  // the entry is the view: it changes only here, so it reads as a copy taken now would
+  e.at = now;
+  k.view = e;
   k.pushed = k.admitted;
   k.credit = k.admitted + kept + granted;
   k.refillBelow = 0;
