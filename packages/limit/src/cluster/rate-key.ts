@@ -1,8 +1,8 @@
-import { capacity, emptyWindow } from "../store/algorithm.js";
 import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
 import { Waitlist } from "./admission.js";
 import type { RatePolicy } from "./config.js";
 import type { Family } from "./families.js";
+import { newPushId, type PolicyShape, RareState, SyncPart, shapeOf } from "./rate-key-parts.js";
 
 /** What the last store reply said about a key's windows. */
 export interface StoreView {
@@ -13,65 +13,6 @@ export interface StoreView {
   reservedOthers: number;
   /** False until the first reply arrives. */
   answered: boolean;
-}
-
-/** What every key of one policy derives from it alike. */
-interface PolicyShape {
-  alg: AlgorithmCode;
-  windows: readonly WindowSpec[];
-  capacities: readonly number[];
-  minCapacity: number;
-  minWindowMs: number;
-  head: number;
-  headLimit: number;
-  emptyView: StoreView;
-}
-
-// A family's policy object is shared by all its subjects (and equal setPolicy policies are shared
-// by the subject table): derive once.
-const shapes = new WeakMap<RatePolicy, PolicyShape>();
-
-function shapeOf(policy: RatePolicy): PolicyShape {
-  let shape = shapes.get(policy);
-  if (shape === undefined) {
-    const capacities = policy.windows.map((w) => capacity(policy.alg, w));
-    let head = 0;
-    policy.windows.forEach((w, i) => {
-      const h = policy.windows[head]!;
-      if (w.limit / w.windowMs < h.limit / h.windowMs) head = i;
-    });
-    shape = {
-      alg: policy.alg,
-      windows: policy.windows,
-      capacities,
-      minCapacity: Math.min(...capacities),
-      minWindowMs: Math.min(...policy.windows.map((w) => w.windowMs)),
-      head,
-      headLimit: policy.windows[head]!.limit,
-      emptyView: Object.freeze({
-        at: Number.NEGATIVE_INFINITY,
-        windows: Object.freeze(policy.windows.map(emptyWindow)) as WindowState[],
-        reservedOthers: 0,
-        answered: false,
-      }),
-    };
-    shapes.set(policy, shape);
-  }
-  return shape;
-}
-
-/** The rarely used part of a key's state, made on first use (most keys never need it). */
-class RareState {
-  exhaustedUntil = Number.NEGATIVE_INFINITY;
-  boundaryAdmitted = -1;
-  boundaryTime = 0;
-  overrunSinceView = 0;
-  degradedCache: { replicas: number; windows: WindowSpec[] } | undefined = undefined;
-}
-
-/** A push id: names one key state's push total in the store (random, base 36). */
-function newPushId(): string {
-  return (Math.random() * 2 ** 52).toString(36).replace(".", "");
 }
 
 /**
@@ -89,8 +30,6 @@ export class RateKeyState {
   credit = 0;
   /** Local monotonic time the credit stops being trusted. */
   validUntil = Number.NEGATIVE_INFINITY;
-  /** Store time the smallest window the credit was taken in ends (credit is not trusted past it while the store fails). */
-  creditWindowEnd = Number.POSITIVE_INFINITY;
   /** Fewer unused credits than this asks the loop for an early refill. */
   refillBelow = 0;
   /** An early refill was asked for and not answered yet. */
@@ -106,26 +45,9 @@ export class RateKeyState {
   // Sync side.
   /** `admitted` as far as the store has been told (sent, possibly still in flight). */
   pushed = 0;
-  /** Admits in the request in flight. */
-  inflight = 0;
-  syncing = false;
-  /** Units wanted by requests waiting on a sync. */
-  waiters = 0;
-  denied = 0;
-  /** Index (store time, smallest window) of the last window this replica admitted or denied the key in; -1: never. */
-  usedWindow = -1;
-  sendSeq = 0;
-  doneSeq = 0;
-  lastSync = Number.NEGATIVE_INFINITY;
-  /** Admits per ms. */
-  ewma = 0;
   view: StoreView;
   /** The family this key's policy came from (undefined: setPolicy); such keys are evicted when idle. */
   family: Family | undefined = undefined;
-  /** Local time the sync schedule looks at this key next (+inf: not queued). */
-  dueAt = Number.POSITIVE_INFINITY;
-  /** Waiting to ride along with the next round (slack 0.5). */
-  riding = false;
   /** Removed, replaced or evicted: never synced again. */
   retired = false;
   /** A local-only key's window counts (fail-static.ts), remembered to skip a lookup by store key. */
@@ -134,6 +56,8 @@ export class RateKeyState {
   private pushIdValue: string | undefined = undefined;
   private waitlistValue: Waitlist | undefined = undefined;
   private rare: RareState | undefined = undefined;
+  // The sync side, made by the first sync (a local-only key never has one unless it denies).
+  private sync: SyncPart | undefined = undefined;
 
   constructor(
     readonly subject: string,
@@ -170,6 +94,134 @@ export class RateKeyState {
   }
   get headLimit(): number {
     return this.shape.headLimit;
+  }
+
+  /** Admits in the request in flight. */
+  get inflight(): number {
+    return this.sync === undefined ? 0 : this.sync.inflight;
+  }
+  set inflight(v: number) {
+    if (this.sync !== undefined) this.sync.inflight = v;
+    else if (v !== 0) {
+      this.sync = new SyncPart();
+      this.sync.inflight = v;
+    }
+  }
+  get syncing(): boolean {
+    return this.sync === undefined ? false : this.sync.syncing;
+  }
+  set syncing(v: boolean) {
+    if (this.sync !== undefined) this.sync.syncing = v;
+    else if (v !== false) {
+      this.sync = new SyncPart();
+      this.sync.syncing = v;
+    }
+  }
+  /** Units wanted by requests waiting on a sync. */
+  get waiters(): number {
+    return this.sync === undefined ? 0 : this.sync.waiters;
+  }
+  set waiters(v: number) {
+    if (this.sync !== undefined) this.sync.waiters = v;
+    else if (v !== 0) {
+      this.sync = new SyncPart();
+      this.sync.waiters = v;
+    }
+  }
+  get denied(): number {
+    return this.sync === undefined ? 0 : this.sync.denied;
+  }
+  set denied(v: number) {
+    if (this.sync !== undefined) this.sync.denied = v;
+    else if (v !== 0) {
+      this.sync = new SyncPart();
+      this.sync.denied = v;
+    }
+  }
+  /** Index (store time, smallest window) of the last window this replica admitted or denied the key in; -1: never. */
+  get usedWindow(): number {
+    return this.sync === undefined ? -1 : this.sync.usedWindow;
+  }
+  set usedWindow(v: number) {
+    if (this.sync !== undefined) this.sync.usedWindow = v;
+    else if (v !== -1) {
+      this.sync = new SyncPart();
+      this.sync.usedWindow = v;
+    }
+  }
+  get sendSeq(): number {
+    return this.sync === undefined ? 0 : this.sync.sendSeq;
+  }
+  set sendSeq(v: number) {
+    if (this.sync !== undefined) this.sync.sendSeq = v;
+    else if (v !== 0) {
+      this.sync = new SyncPart();
+      this.sync.sendSeq = v;
+    }
+  }
+  get doneSeq(): number {
+    return this.sync === undefined ? 0 : this.sync.doneSeq;
+  }
+  set doneSeq(v: number) {
+    if (this.sync !== undefined) this.sync.doneSeq = v;
+    else if (v !== 0) {
+      this.sync = new SyncPart();
+      this.sync.doneSeq = v;
+    }
+  }
+  get lastSync(): number {
+    return this.sync === undefined ? Number.NEGATIVE_INFINITY : this.sync.lastSync;
+  }
+  set lastSync(v: number) {
+    if (this.sync !== undefined) this.sync.lastSync = v;
+    else if (v !== Number.NEGATIVE_INFINITY) {
+      this.sync = new SyncPart();
+      this.sync.lastSync = v;
+    }
+  }
+  /** Admits per ms. */
+  get ewma(): number {
+    return this.sync === undefined ? 0 : this.sync.ewma;
+  }
+  set ewma(v: number) {
+    if (this.sync !== undefined) this.sync.ewma = v;
+    else if (v !== 0) {
+      this.sync = new SyncPart();
+      this.sync.ewma = v;
+    }
+  }
+  /** Local time the sync schedule looks at this key next (+inf: not queued). */
+  get dueAt(): number {
+    return this.sync === undefined ? Number.POSITIVE_INFINITY : this.sync.dueAt;
+  }
+  set dueAt(v: number) {
+    if (this.sync !== undefined) this.sync.dueAt = v;
+    else if (v !== Number.POSITIVE_INFINITY) {
+      this.sync = new SyncPart();
+      this.sync.dueAt = v;
+    }
+  }
+  /** Waiting to ride along with the next round (slack 0.5). */
+  get riding(): boolean {
+    return this.sync === undefined ? false : this.sync.riding;
+  }
+  set riding(v: boolean) {
+    if (this.sync !== undefined) this.sync.riding = v;
+    else if (v !== false) {
+      this.sync = new SyncPart();
+      this.sync.riding = v;
+    }
+  }
+  /** Store time the smallest window the credit was taken in ends (credit is not trusted past it while the store fails). */
+  get creditWindowEnd(): number {
+    return this.sync === undefined ? Number.POSITIVE_INFINITY : this.sync.creditWindowEnd;
+  }
+  set creditWindowEnd(v: number) {
+    if (this.sync !== undefined) this.sync.creditWindowEnd = v;
+    else if (v !== Number.POSITIVE_INFINITY) {
+      this.sync = new SyncPart();
+      this.sync.creditWindowEnd = v;
+    }
   }
 
   /** Names this key state's push total in the store (idempotent rounds): unique per instance. */
