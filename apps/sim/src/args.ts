@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
 import { ArgsError } from "./errors.js";
 import { FLAG_TABLE, parserOptions, SWEEP_PARAMS } from "./flags.js";
+import type { KeysOptions } from "./keys-run.js";
+import { parseKeyCount, parsePopularity } from "./popularity.js";
 import { parseSettle } from "./settle.js";
 
 export { SWEEP_PARAMS } from "./flags.js";
@@ -22,6 +24,8 @@ export interface CliOptions {
   quiet: boolean;
   progress: "auto" | "always" | "never";
   sweep: { param: SweepParam; values: number[] } | undefined;
+  /** A keys run (--keys): many subjects of one family. */
+  keys: KeysOptions | undefined;
 }
 
 const WINDOW_ALIASES: Record<string, string> = {
@@ -141,8 +145,18 @@ export function parseCli(argv: string[]): CliOptions {
       if (values[flag] !== undefined) throw new ArgsError(`--${flag}: only for the sweep command`);
   }
 
+  const keysRaw = str("keys");
+  const popularity = str("popularity");
+  if (popularity !== undefined && keysRaw === undefined) throw new ArgsError("--popularity: needs --keys");
+  if (keysRaw !== undefined && command === "sweep") throw new ArgsError("--keys: not with the sweep command");
+  const keys =
+    keysRaw === undefined
+      ? undefined
+      : { count: parseKeyCount(keysRaw), popularity: parsePopularity(popularity ?? "zipf:1.1") };
+
   return {
     command,
+    keys,
     scenarioFile: str("scenario"),
     overrides,
     flagOf,

@@ -103,6 +103,8 @@ export const FLAG_TABLE: readonly FlagSpec[] = [
   }),
   num("scenario", "duty", "F", "traffic.duty", "bursty: fraction of the period that is on"),
   num("scenario", "trough", "F", "traffic.trough", "diurnal: lowest rate as a fraction of the mean"),
+  text("scenario", "keys", "N", "N subjects of one family, each with the limits (keys run)"),
+  text("scenario", "popularity", "P", "keys run: uniform | zipf:S", { default: "zipf:1.1" }),
   text("scenario", "cost", "C", "cost per request, or weighted costs 1:0.9,10:0.1", { default: "1" }),
   text("scenario", "settle", "LO..HI[@MS]", "settle each admit MS [100] later at cost x uniform [LO, HI]"),
   tuning("sync-interval", "syncIntervalMs", "MS", "sync period of a busy key"),

@@ -3,6 +3,7 @@ import { resolve as resolvePath } from "node:path";
 import { type CliOptions, mergeOverrides, parseCli } from "./args.js";
 import { type Backend, simulate } from "./engine.js";
 import { ArgsError, ScenarioError } from "./errors.js";
+import { runKeysCommand } from "./keys-command.js";
 import { ProgressBar } from "./progress.js";
 import { renderChart } from "./render-chart.js";
 import { renderSummary } from "./render-summary.js";
@@ -124,6 +125,7 @@ export async function main(argv: string[], io: Io, backend: Backend): Promise<nu
       return cli.check && rows.some((r) => !r.summary.limitHeld) ? EXIT.overLimit : EXIT.ok;
     }
 
+    if (cli.keys) return await runKeysCommand(scenario, cli, io);
     const bar = new ProgressBar(sink, scenario.name, showProgress);
     const run = await simulate(scenario, backend, { onProgress: (f) => bar.update(f) });
     bar.done();

@@ -1,6 +1,6 @@
-import type { MemoryStore, RedisStore } from "@resil/limit";
+import { Limiter, type MemoryStore, type RedisStore } from "@resil/limit";
 import { collectGarbage, statsRow } from "../harness.js";
-import { makeKeys } from "../keys.js";
+import { HUGE_LIMIT, makeKeys } from "../keys.js";
 import { limiterPerKey } from "../peers/limiter-windows.js";
 import { RlfWindows, rlfOneWindow } from "../peers/rlf-windows.js";
 import { memoryLimiter, type ResilHandle } from "../resil-setup.js";
@@ -47,6 +47,14 @@ const limiter: Build = async (keys) => {
   return { held: map };
 };
 
+/** A family's subjects on a Limiter without a store (local-only, like RateLimiterMemory), 1 window. */
+const resilFamily1: Build = async (keys) => {
+  const l = new Limiter({ podId: "bench" });
+  l.setFamily("k", { requestsPerSecond: HUGE_LIMIT, localAllowance: 0.8, cacheTtlMs: 500 });
+  for (const k of keys) l.tryCheck(k);
+  return { held: l, close: () => l.shutdown() };
+};
+
 const rlf: Build = async (keys) => {
   const r = new RlfWindows();
   for (const k of keys) await r.consume(k);
@@ -91,7 +99,7 @@ export const memory: BenchCase = {
   name: "memory",
   title: "Memory per active key",
   description:
-    "heap growth after one decision on each of 100 000 keys with 3 windows, divided by the keys (--expose-gc)",
+    "heap growth after one decision on each of 100 000 keys with 3 windows (and 1 window: family subjects against RateLimiterMemory's), divided by the keys (--expose-gc)",
   async run(opts) {
     const keys = makeKeys(opts.smoke ? 5_000 : 100_000);
     const samples = opts.smoke ? 1 : 3;
@@ -116,6 +124,15 @@ export const memory: BenchCase = {
         "bytes/key",
         resil.store,
         "in production this lives in Redis, not in the replica",
+      ),
+    );
+    rows.push(
+      statsRow(
+        "resil-family-1w",
+        "resil Limiter, family subjects, local-only, 1 window",
+        "bytes/key",
+        await bytesPerKey(keys, resilFamily1, samples),
+        "compare RateLimiterMemory, 1 window",
       ),
     );
     rows.push(

@@ -120,14 +120,48 @@ async function syncedRows(opts: { smoke: boolean }, count: number): Promise<Row[
   }
 }
 
+/** One decision on a subject never seen before: creation included (resil: a family, no setPolicy). */
+async function firstRows(opts: { smoke: boolean }): Promise<Row[]> {
+  const local = new Limiter({ podId: "bench" });
+  local.setFamily("n", ONE_WINDOW);
+  const rlf = new RateLimiterMemory({ keyPrefix: "n1", points: HUGE_LIMIT, duration: 1 });
+  let ours = 0;
+  let theirs = 0;
+  const list: Variant[] = [
+    {
+      id: "resil-first",
+      label: "resil tryCheck on a new subject (family, local-only, 1 window)",
+      chunk(n) {
+        let ok = 0;
+        for (let i = 0; i < n; i++) if (local.tryCheck(`n${ours++}`)?.kind === "allow") ok++;
+        return ok;
+      },
+    },
+    {
+      id: "rlf-first",
+      label: "RateLimiterMemory consume on a new key (1 window)",
+      async chunk(n) {
+        for (let i = 0; i < n; i++) await rlf.consume(`n${theirs++}`);
+        return n;
+      },
+    },
+  ];
+  try {
+    return await measure(list, measureOptions(opts));
+  } finally {
+    await local.shutdown();
+    collectGarbage();
+  }
+}
+
 export const scaleKeys: BenchCase = {
   name: "scale-keys",
   title: "ns per decision at 1k, 100k and 1M keys (families)",
   description:
-    "a family (no setPolicy) walked over 1k, 100k and 1M keys by 1 and 16 callers, 1 and 3 windows: resil local-only against RateLimiterMemory (both per process), then resil on a MemoryStore alone; every key seen once before the samples",
+    "the first decision on new subjects (creation included), then a family (no setPolicy) walked over 1k, 100k and 1M keys by 1 and 16 callers, 1 and 3 windows: resil local-only against RateLimiterMemory (both per process), then resil on a MemoryStore alone; every key seen once before the samples",
   async run(opts) {
     const sizes = opts.smoke ? [1_000, 10_000] : [1_000, 100_000, 1_000_000];
-    const rows: Row[] = [];
+    const rows: Row[] = await firstRows(opts);
     for (const count of sizes) {
       for (const windows of [1, 3] as const) rows.push(...(await localRows(opts, count, windows)));
       rows.push(...(await syncedRows(opts, count)));

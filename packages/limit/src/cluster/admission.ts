@@ -19,7 +19,7 @@ export class Waitlist {
   notifyAll(): void {
     if (this.listeners === undefined || this.listeners.length === 0) return;
     const woken = this.listeners;
-    this.listeners = [];
+    this.listeners = undefined;
     for (const listener of woken) listener();
   }
 }

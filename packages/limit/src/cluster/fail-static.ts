@@ -22,8 +22,14 @@ const DIRECT_LEASE_MS = 1;
 // Expired entries go when touched; a full sweep every so many lookups bounds the rest.
 const SWEEP_EVERY = 4096;
 
+/** A local-only key's counts; also its view (a StoreView over the same window states). */
 interface LocalEntry {
   states: WindowState[];
+  /** The StoreView fields: `windows` is `states`; `at` is the last refresh (local ms). */
+  windows: WindowState[];
+  at: number;
+  reservedOthers: number;
+  answered: boolean;
   /** Credit this replica holds against the windows (0: none). */
   lease: number;
   /** Store time after which the entry is forgotten, as a store key would expire. */
@@ -32,7 +38,7 @@ interface LocalEntry {
   seededFor?: number;
 }
 
-/** Window counts of keys decided locally, by key; they outlive a policy object like store keys would. */
+/** Window counts of keys decided locally; they outlive a key's state like store keys would. */
 export class LocalWindows {
   private readonly entries = new Map<string, LocalEntry>();
   private lookups = 0;
@@ -49,15 +55,36 @@ export class LocalWindows {
     this.entries.delete(key);
   }
 
-  /** `entry` for a local-only key, remembered on the key (its entry lives as long as it does). */
+  /**
+   * The counts of a local-only key. The key holds them itself (no table entry while it lives); the
+   * table holds only those of keys let go (`park`) until their windows are over, for a subject that
+   * comes back.
+   */
   entryOf(k: RateKeyState, t: number): LocalEntry {
     if (++this.lookups >= SWEEP_EVERY) this.sweepExpired(t);
     const cached = k.localEntry as LocalEntry | undefined;
     if (cached !== undefined && t <= cached.expiresAt && cached.states.length === k.windows.length)
       return cached;
-    const e = this.entry(k.storeKey, k.windows.length, t);
+    let e: LocalEntry | undefined;
+    if (this.entries.size > 0) {
+      e = this.entries.get(k.storeKey);
+      if (e !== undefined) this.entries.delete(k.storeKey);
+      if (e !== undefined && (t > e.expiresAt || e.states.length !== k.windows.length)) e = undefined;
+    }
+    if (e === undefined) e = newEntry(k.windows.length, t);
     k.localEntry = e;
     return e;
+  }
+
+  /** A local-only key let go (evicted): its counts stay, by store key, until its windows are over. */
+  park(k: RateKeyState, t: number): void {
+    const e = k.localEntry as LocalEntry | undefined;
+    k.localEntry = undefined;
+    if (e === undefined) return;
+    e.lease = 0;
+    e.expiresAt = t + rateKeyTtlMs(k.windows, 0);
+    this.entries.set(k.storeKey, e);
+    this.expiring.add(k.storeKey, e.expiresAt + 1000);
   }
 
   /** Lets `key`'s credit go: the entry is forgotten once its windows are over, as a store key expires. */
@@ -84,12 +111,12 @@ export class LocalWindows {
     let e = this.entries.get(key);
     if (e !== undefined && t > e.expiresAt) e = undefined;
     if (e === undefined) {
-      e = { states: [], lease: 0, expiresAt: t };
+      e = newEntry(windows, t);
       this.entries.set(key, e);
     }
     if (e.states.length !== windows) {
-      e.states = [];
-      for (let i = 0; i < windows; i++) e.states.push(emptyWindow());
+      e.states = emptyStates(windows);
+      e.windows = e.states;
     }
     return e;
   }
@@ -98,6 +125,19 @@ export class LocalWindows {
     this.lookups = 0;
     for (const [key, e] of this.entries) if (t > e.expiresAt) this.entries.delete(key);
   }
+}
+
+/** `n` empty window states, in an array of exactly n (one pushed to grows room for 17: 150 bytes a key). */
+function emptyStates(n: number): WindowState[] {
+  const states = new Array<WindowState>(n);
+  for (let i = 0; i < n; i++) states[i] = emptyWindow();
+  return states;
+}
+
+function newEntry(windows: number, t: number): LocalEntry {
+  const states = emptyStates(windows);
+  const at = Number.NEGATIVE_INFINITY;
+  return { states, windows: states, at, reservedOthers: 0, answered: true, lease: 0, expiresAt: t };
 }
 
 /** Units free in every window at `t`, whole (negative: over the limit). */
@@ -135,9 +175,9 @@ export function refreshLocalCredit(k: RateKeyState, table: LocalWindows, now: nu
   const { granted } = grantStep(avail - kept, Math.max(k.minCapacity, 1), 0, 1, 1);
   e.lease = kept + granted;
   e.expiresAt = t + rateKeyTtlMs(k.windows, LOCAL_LEASE_MS);
-  // the entry itself: it changes only here, so it reads as a copy taken now would
-  if (k.view.windows === e.states) k.view.at = now;
-  else k.view = { at: now, windows: e.states, reservedOthers: 0, answered: true };
+  // the entry is the view: it changes only here, so it reads as a copy taken now would
+  e.at = now;
+  k.view = e;
   k.pushed = k.admitted;
   k.credit = k.admitted + kept + granted;
   k.refillBelow = 0;

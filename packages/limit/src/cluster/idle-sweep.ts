@@ -45,6 +45,11 @@ export function rateKeyEvictable(k: RateKeyState, now: number): boolean {
   return !credit && k.inflight === 0 && k.nothingToPush() && k.dueAt === Number.POSITIVE_INFINITY;
 }
 
+/** A sync of the key is certain to come: one in flight, a waiter, or admits the store has not seen. */
+function syncToCome(k: RateKeyState): boolean {
+  return k.syncing || k.waiters > 0 || k.inflight > 0 || !k.nothingToPush();
+}
+
 /** A concurrency key may go: no slot held, no waiter, no acquisition unreported, no slot credit. */
 export function capEvictable(c: ConcurrencyKeyState, now: number): boolean {
   if (c.waiters > 0 || c.syncing || c.active > 0) return false;
@@ -95,7 +100,12 @@ export class IdleSweep {
       (k === undefined || rateKeyEvictable(k, now)) && (c === undefined || capEvictable(c, now));
     if (!evictable || now - activeAt < idleMs) {
       // not before its idle time, and at most about once a second while busy
-      this.queue.add(state, Math.max(now + RECHECK_MS, activeAt + idleMs));
+      let next = Math.max(now + RECHECK_MS, activeAt + idleMs);
+      // a rate key with a sync to come: that sync is its last activity at the soonest, so it cannot
+      // go before idleMs from now (with a million keys waiting on their push, a look every second
+      // at each would take the CPU the syncs need)
+      if (!evictable && c === undefined && k !== undefined && syncToCome(k)) next = now + idleMs;
+      this.queue.add(state, next);
       return;
     }
     this.subjects.remove(state.subject);
@@ -109,6 +119,6 @@ export class IdleSweep {
   private flushLocal(k: RateKeyState, now: number): void {
     const t = now + this.offset();
     if (k.hasUnpushed()) refreshLocalCredit(k, this.localWindows, now, t);
-    this.localWindows.release(k.storeKey, k.windows, t);
+    this.localWindows.park(k, t);
   }
 }

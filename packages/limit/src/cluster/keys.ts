@@ -57,7 +57,18 @@ export function configHash(alg: AlgorithmCode, windows: readonly WindowSpec[]): 
 
 /** Rate hash of one subject and limit: `rl2:{<service>:<subject>}:<hash16>`. */
 export function rateStoreKey(service: string, subject: string, hash: string): string {
-  return `rl2:{${serviceTag(service)}:${subjectTag(subject)}}:${hash}`;
+  return rateStoreKeyAt(rateKeyPrefix(service), subject, hash);
+}
+
+/** The part of every rate key of a service before the subject: `rl2:{<service>:`. */
+export function rateKeyPrefix(service: string): string {
+  return `rl2:{${serviceTag(service)}:`;
+}
+
+/** `rateStoreKey` with its service prefix computed once. */
+export function rateStoreKeyAt(prefix: string, subject: string, hash: string): string {
+  // join builds one flat string (a template literal would keep a tree of parts alive per key)
+  return [prefix, subjectTag(subject), "}:", hash].join("");
 }
 
 /**

@@ -162,7 +162,7 @@ export class Limiter {
     for (const k of this.rates.values()) k.validUntil = Number.NEGATIVE_INFINITY;
     for (const c of this.caps.values()) c.validUntil = Number.NEGATIVE_INFINITY;
     await this.exchange.farewell();
-    for (const k of this.rates.values()) k.waitlist.notifyAll();
+    for (const k of this.rates.values()) k.notifyWaiters();
     for (const c of this.caps.values()) c.waitlist.notifyAll();
   }
 

@@ -10,7 +10,7 @@ import {
 } from "./config.js";
 import { InvalidPolicyError } from "./errors.js";
 import { type Family, FamilyTable } from "./families.js";
-import { concurrencyStoreKey, configHash, rateStoreKey } from "./keys.js";
+import { concurrencyStoreKey, configHash, rateKeyPrefix, rateStoreKeyAt } from "./keys.js";
 import { RateKeyState } from "./rate-key.js";
 
 /** One policy of `syncPolicies`. */
@@ -61,10 +61,30 @@ export class SubjectTable {
   /** Called with the first state of a family subject, fresh (its rate key, or its cap without one). */
   onFamilyState: ((state: RateKeyState | ConcurrencyKeyState) => void) | undefined;
 
+  // `rl2:{<service>:`, computed once (the service tag is the same for every key)
+  private readonly ratePrefix: string;
+
   constructor(
     private readonly service: string,
     private readonly hasStore: boolean,
-  ) {}
+  ) {
+    this.ratePrefix = rateKeyPrefix(service);
+  }
+
+  // Equal setPolicy policies share one object (and what rate-key.ts derives from it) and its hash.
+  private readonly shared = new Map<string, { policy: RatePolicy; hash: string }>();
+
+  private sharedPolicy(policy: RatePolicy): { policy: RatePolicy; hash: string } {
+    let id = `${policy.alg}|${policy.cacheTtlMs}|${policy.redisTimeoutMs}|${policy.localAllowance}|${policy.syncIntervalMs}`;
+    for (const w of policy.windows) id += `|${w.limit},${w.windowMs},${w.burst}`;
+    let e = this.shared.get(id);
+    if (e === undefined) {
+      if (this.shared.size >= SHARED_POLICIES) this.shared.clear();
+      e = { policy, hash: configHash(policy.alg, policy.windows) };
+      this.shared.set(id, e);
+    }
+    return e;
+  }
 
   /** Number of subjects with a policy. */
   get size(): number {
@@ -128,6 +148,21 @@ export class SubjectTable {
     if (known !== undefined || this.caps.has(subject)) return known;
     const family = this.families.match(subject);
     if (family === undefined || family.empty) return undefined;
+    if (family.max === 0) {
+      // rate only and nothing to replace: the key alone (apply's general path, without its lookups)
+      const policy = family.policy!;
+      const localOnly = policy.localAllowance >= 1 || !this.hasStore;
+      const k = new RateKeyState(
+        subject,
+        rateStoreKeyAt(this.ratePrefix, subject, family.rateHash),
+        policy,
+        localOnly,
+      );
+      k.family = family;
+      this.rates.set(subject, k);
+      this.onFamilyState?.(k);
+      return k;
+    }
     this.apply({
       subject,
       policy: family.policy,
@@ -166,6 +201,7 @@ export class SubjectTable {
   }
 
   apply({ subject, policy, max, config, family, hash }: ParsedPolicy): void {
+    if (policy !== undefined && family === undefined) ({ policy, hash } = this.sharedPolicy(policy));
     const before = this.rates.get(subject) ?? this.caps.get(subject);
     const oldRate = this.rates.get(subject);
     if (policy === undefined) {
@@ -173,7 +209,7 @@ export class SubjectTable {
       this.rates.delete(subject);
     } else {
       const localOnly = policy.localAllowance >= 1 || !this.hasStore;
-      const key = rateStoreKey(this.service, subject, hash ?? configHash(policy.alg, policy.windows));
+      const key = rateStoreKeyAt(this.ratePrefix, subject, hash ?? configHash(policy.alg, policy.windows));
       // a tuning-only change keeps the live state (credit, counts, syncs) under the new tuning
       if (oldRate !== undefined && oldRate.storeKey === key && oldRate.localOnly === localOnly) {
         oldRate.policy = policy;
@@ -209,6 +245,9 @@ export class SubjectTable {
     if (family !== undefined && after !== undefined && after !== before) this.onFamilyState?.(after);
   }
 }
+
+/** Distinct setPolicy policies remembered for sharing; past this many the memo starts afresh. */
+const SHARED_POLICIES = 1024;
 
 /** Same limits and tuning: setting the family again keeps its subjects' live state. */
 function sameFamily(a: Family, b: Family): boolean {

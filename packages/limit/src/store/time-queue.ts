@@ -5,6 +5,8 @@
  */
 export class TimeQueue<T> {
   private readonly slots = new Map<number, T[]>();
+  /** First unvisited index of a slot whose visit stopped part way (absent: 0). */
+  private readonly starts = new Map<number, number>();
   /** Slot numbers with items, as a binary min-heap. */
   private readonly heap: number[] = [];
 
@@ -14,6 +16,7 @@ export class TimeQueue<T> {
   get length(): number {
     let n = 0;
     for (const items of this.slots.values()) n += items.length;
+    for (const from of this.starts.values()) n -= from;
     return n;
   }
 
@@ -44,13 +47,31 @@ export class TimeQueue<T> {
       const items = this.slots.get(slot)!;
       // taken out first: what visit() adds, to this slot too, goes in afresh
       this.slots.delete(slot);
-      for (let i = 0; i < items.length; i++) {
+      const from = this.starts.get(slot) ?? 0;
+      if (from > 0) this.starts.delete(slot);
+      for (let i = from; i < items.length; i++) {
         if (!visit(items[i]!)) {
-          for (let j = i; j < items.length; j++) this.add(items[j]!, slot * this.slotMs);
+          this.putBack(slot, items, i);
           return;
         }
       }
     }
+  }
+
+  // The unvisited rest of a slot stays where it is (a cursor, not a copy: a slot of a million items
+  // visited a round at a time would otherwise be copied once per round).
+  private putBack(slot: number, items: T[], from: number): void {
+    const added = this.slots.get(slot);
+    if (added === undefined) {
+      this.slots.set(slot, items);
+      if (from > 0) this.starts.set(slot, from);
+      this.push(slot);
+      return;
+    }
+    // visit() queued more in this very slot meanwhile (rare): the rest goes first
+    const rest = items.slice(from);
+    for (const x of added) rest.push(x);
+    this.slots.set(slot, rest);
   }
 
   private popHead(): number {

@@ -27,12 +27,13 @@ describe("local-only credit", () => {
     refreshLocalCredit(k, table, 1000, T + 1000);
     expect(k.credit - k.admitted).toBe(10); // the next window is empty again
   });
-  it("keeps window counts per store key across a new key state", () => {
+  it("keeps window counts per store key across a new key state once the old one is let go", () => {
     const table = new LocalWindows();
     const a = new RateKeyState("k", "rl2:{s:k}:0", FIXED_10, true);
     refreshLocalCredit(a, table, 0, T);
     a.admitted = 7;
     refreshLocalCredit(a, table, 1, T + 1);
+    table.park(a, T + 1);
     const b = new RateKeyState("k", "rl2:{s:k}:0", FIXED_10, true);
     refreshLocalCredit(b, table, 2, T + 2);
     expect(b.credit).toBe(3);

@@ -64,23 +64,33 @@ describe("option clamps", () => {
 });
 
 describe("local-only entries", () => {
-  it("remove() and syncPolicies() forget local-only window counts; idle ones expire", () => {
+  it("live on their key: remove() and syncPolicies() forget them; an evicted subject's expire", () => {
     const clock = new ManualClock();
     const limiter = new Limiter({ podId: "p" }, undefined, clock);
     for (let i = 0; i < 2000; i++) {
       limiter.setPolicy(`s${i}`, FIXED_10);
       expect(limiter.tryAdmit(`s${i}`)).toBe(true);
     }
-    expect(localEntries(limiter)).toBe(2000);
-    for (let i = 0; i < 1000; i++) limiter.remove(`s${i}`);
-    expect(localEntries(limiter)).toBe(1000);
+    expect(localEntries(limiter)).toBe(0); // held by the subjects, not by a table
+    for (let i = 0; i < 9; i++) limiter.tryAdmit("s0");
+    expect(limiter.tryAdmit("s0")).toBe(false);
+    limiter.remove("s0");
+    limiter.setPolicy("s0", FIXED_10);
+    expect(limiter.tryAdmit("s0")).toBe(true); // a fresh window: the counts were forgotten
+    for (let i = 0; i < 9; i++) limiter.tryAdmit("s1");
     limiter.syncPolicies([{ subject: "s1999", rateLimits: FIXED_10 }]);
+    limiter.setPolicy("s1", FIXED_10);
+    expect(limiter.tryAdmit("s1")).toBe(true);
+    // a family subject evicted while its window runs keeps its counts until the windows are over
+    limiter.setFamily("f:", FIXED_10);
+    for (let i = 0; i < 10; i++) limiter.tryAdmit("f:a");
+    clock.advance(4500);
+    void limiter.syncNow(); // the idle sweep
+    expect(limiter.hasPolicy("f:a")).toBe(false);
     expect(localEntries(limiter)).toBe(1);
-    // an entry nobody touches again goes once its windows are over (2 x window + 1 s)
-    limiter.setPolicy("other", FIXED_10);
-    clock.advance(3001);
-    for (let i = 0; i < 5000; i++) limiter.tryAdmit("other");
-    expect(localEntries(limiter)).toBe(1);
+    clock.advance(4001); // 2 x window + 1 s after the eviction, swept in 1 s slots
+    void limiter.syncNow();
+    expect(localEntries(limiter)).toBe(0);
   });
 });
 

@@ -55,4 +55,31 @@ describe("TimeQueue", () => {
       ),
     );
   });
+
+  it("resumes a slot visited part way where it stopped, in order, without copying it per visit", () => {
+    const q = new TimeQueue<number>(1);
+    for (let i = 0; i < 100_000; i++) q.add(i, 5);
+    const seen: number[] = [];
+    let visits = 0;
+    // rounds of 512, as the sync schedule takes them: 196 partial visits of one big slot
+    for (let round = 0; round < 1000 && q.length > 0; round++) {
+      let room = 512;
+      q.popDue(10, (x) => {
+        if (room === 0) return false;
+        room--;
+        seen.push(x);
+        return true;
+      });
+      visits++;
+      if (round === 0) {
+        q.add(-1, 5); // queued into the slot being worked through: after what was there
+        expect(q.length).toBe(100_000 - 512 + 1);
+      }
+    }
+    expect(visits).toBe(Math.ceil(100_001 / 512));
+    expect(seen.slice(0, 3)).toEqual([0, 1, 2]);
+    expect(seen.at(-1)).toBe(-1);
+    expect(seen.length).toBe(100_001);
+    for (let i = 1; i < 100_000; i++) expect(seen[i]).toBe(i);
+  });
 });

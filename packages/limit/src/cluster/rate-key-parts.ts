@@ -1,0 +1,81 @@
+import { capacity, emptyWindow } from "../store/algorithm.js";
+import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
+import type { RatePolicy } from "./config.js";
+import type { StoreView } from "./rate-key.js";
+
+/** The parts of a key's state that are shared by a policy's keys, or made only when used (rate-key.ts). */
+
+/** What every key of one policy derives from it alike. */
+export interface PolicyShape {
+  alg: AlgorithmCode;
+  windows: readonly WindowSpec[];
+  capacities: readonly number[];
+  minCapacity: number;
+  minWindowMs: number;
+  head: number;
+  headLimit: number;
+  emptyView: StoreView;
+}
+
+// A family's policy object is shared by all its subjects (and equal setPolicy policies are shared
+// by the subject table): derive once.
+const shapes = new WeakMap<RatePolicy, PolicyShape>();
+
+export function shapeOf(policy: RatePolicy): PolicyShape {
+  let shape = shapes.get(policy);
+  if (shape === undefined) {
+    const capacities = policy.windows.map((w) => capacity(policy.alg, w));
+    let head = 0;
+    policy.windows.forEach((w, i) => {
+      const h = policy.windows[head]!;
+      if (w.limit / w.windowMs < h.limit / h.windowMs) head = i;
+    });
+    shape = {
+      alg: policy.alg,
+      windows: policy.windows,
+      capacities,
+      minCapacity: Math.min(...capacities),
+      minWindowMs: Math.min(...policy.windows.map((w) => w.windowMs)),
+      head,
+      headLimit: policy.windows[head]!.limit,
+      emptyView: Object.freeze({
+        at: Number.NEGATIVE_INFINITY,
+        windows: Object.freeze(policy.windows.map(emptyWindow)) as WindowState[],
+        reservedOthers: 0,
+        answered: false,
+      }),
+    };
+    shapes.set(policy, shape);
+  }
+  return shape;
+}
+
+/** The rarely used part of a key's state, made on first use (most keys never need it). */
+export class RareState {
+  exhaustedUntil = Number.NEGATIVE_INFINITY;
+  boundaryAdmitted = -1;
+  boundaryTime = 0;
+  overrunSinceView = 0;
+  degradedCache: { replicas: number; windows: WindowSpec[] } | undefined = undefined;
+}
+
+/** The sync side of a key's state (see the getters of RateKeyState), made on its first sync. */
+export class SyncPart {
+  inflight: number = 0;
+  syncing: boolean = false;
+  waiters: number = 0;
+  denied: number = 0;
+  usedWindow: number = -1;
+  sendSeq: number = 0;
+  doneSeq: number = 0;
+  lastSync: number = Number.NEGATIVE_INFINITY;
+  ewma: number = 0;
+  dueAt: number = Number.POSITIVE_INFINITY;
+  riding: boolean = false;
+  creditWindowEnd: number = Number.POSITIVE_INFINITY;
+}
+
+/** A push id: names one key state's push total in the store (random, base 36). */
+export function newPushId(): string {
+  return (Math.random() * 2 ** 52).toString(36).replace(".", "");
+}
