@@ -116,7 +116,7 @@ export async function main(argv: string[], io: Io, backend: Backend): Promise<nu
       bar.done();
       if (cli.json)
         io.stdout(
-          `${JSON.stringify({ param, rows: rows.map(({ value, summary }) => ({ value, summary })) }, null, 2)}\n`,
+          `${JSON.stringify({ param, rows: rows.map(({ value, summary, floor }) => ({ value, floor, summary })) }, null, 2)}\n`,
         );
       else io.stdout(renderSweep(param, rows));
       const wall = rows.reduce((a, r) => a + r.wallMs, 0);

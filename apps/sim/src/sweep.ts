@@ -4,11 +4,14 @@ import { ArgsError } from "./errors.js";
 import { columns, int, num, pct } from "./format.js";
 import { buildReport, type Summary } from "./report.js";
 import type { Scenario } from "./scenario.js";
+import { utilisationFloor } from "./utilisation-floor.js";
 
 /** One sweep row: the value tried and the run's summary. */
 export interface SweepRow {
   value: number;
   summary: Summary;
+  /** The utilisation this row must reach to hold (`utilisationFloor` of its scenario). */
+  floor: number;
   wallMs: number;
 }
 
@@ -37,15 +40,23 @@ export async function sweep(opts: SweepOptions, backend: Backend): Promise<Sweep
     const run = await simulate(scenarios[i]!, backend, {
       onProgress: (f) => opts.onProgress?.((i + f) / scenarios.length),
     });
-    rows.push({ value: opts.values[i]!, summary: buildReport(run).summary, wallMs: run.wallMs });
+    rows.push({
+      value: opts.values[i]!,
+      summary: buildReport(run).summary,
+      floor: utilisationFloor(scenarios[i]!),
+      wallMs: run.wallMs,
+    });
   }
   return rows;
 }
 
-/** "holds" (no window over and >= 95% utilisation), "under-used" (held, less utilisation) or "OVER". */
-export function verdict(s: Summary): "holds" | "under-used" | "OVER" {
+/**
+ * "holds" (no window over and utilisation at or above the row's floor, see utilisation-floor.ts),
+ * "under-used" (held, less utilisation) or "OVER".
+ */
+export function verdict(s: Summary, floor: number): "holds" | "under-used" | "OVER" {
   if (!s.limitHeld) return "OVER";
-  return s.utilisation >= 0.95 ? "holds" : "under-used";
+  return s.utilisation >= floor ? "holds" : "under-used";
 }
 
 /** The sweep table: one summary row per value. */
@@ -53,6 +64,7 @@ export function renderSweep(param: SweepParam, rows: SweepRow[]): string {
   const header = [
     param,
     "utilisation",
+    "floor",
     "max over",
     "windows over",
     "starved",
@@ -68,6 +80,7 @@ export function renderSweep(param: SweepParam, rows: SweepRow[]): string {
     return [
       num(r.value, 3),
       pct(s.utilisation),
+      pct(r.floor),
       s.maxOverAdmission.units > 0
         ? `+${int(s.maxOverAdmission.units)} (${pct(s.maxOverAdmission.fraction)})`
         : "0",
@@ -78,7 +91,7 @@ export function renderSweep(param: SweepParam, rows: SweepRow[]): string {
       int(s.overruns),
       int(s.failStaticAdmits),
       int(s.paidBack),
-      verdict(s),
+      verdict(s, r.floor),
     ];
   });
   return `${columns([header, ...body]).join("\n")}\n`;

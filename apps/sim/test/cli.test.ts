@@ -202,7 +202,7 @@ describe("resil-sim with the real Limiter", () => {
     const r = await run(["sweep", "--vary", "replicas", "--values", "1,2", "--duration", "2", "-q"]);
     expect(r.code).toBe(EXIT.ok);
     const lines = r.out.trim().split("\n");
-    expect(lines[0]).toMatch(/^replicas\s+utilisation\s+max over/);
+    expect(lines[0]).toMatch(/^replicas\s+utilisation\s+floor\s+max over/);
     expect(lines).toHaveLength(3);
     expect(lines[1]).toMatch(/^\s*1\s/);
     expect(lines[2]).toMatch(/^\s*2\s/);

@@ -1,4 +1,4 @@
-import type { RedisExec } from "@resil/limit";
+import { Limiter, type RateAlgorithm, type RedisExec, RedisStore } from "@resil/limit";
 import { IoRedisExec } from "@resil/store-ioredis";
 import type { RedisServer } from "@resil/testkit";
 import type { Redis } from "ioredis";
@@ -35,8 +35,11 @@ interface Counter {
  * Counts every command the client sends (pipelines included: ioredis sends each through sendCommand);
  * with `perCommandTrips`, each command is also its own round trip (a peer that does not pipeline).
  */
-function countCommands(client: Redis, perCommandTrips: boolean): Counter {
-  const counter = { sent: 0, trips: 0 };
+function countCommands(
+  client: Redis,
+  perCommandTrips: boolean,
+  counter: Counter = { sent: 0, trips: 0 },
+): Counter {
   const original = client.sendCommand.bind(client);
   client.sendCommand = ((...args: Parameters<Redis["sendCommand"]>) => {
     counter.sent++;
@@ -175,6 +178,60 @@ function unavailable(prefix: string, label: string, why: string, levels: readonl
   return levels.map((x) => unavailableRow(`${prefix}-${x}x`, `${label}, ${x}x`, "cmds/s", why));
 }
 
+/** Several replicas sharing one small limit: commands per replica must not grow with the offered load. */
+const SHARED_REPLICAS = 4;
+const SHARED_LIMIT = 50;
+const SHARED_ALGORITHMS: readonly RateAlgorithm[] = ["sliding_window", "token_bucket", "fixed_window"];
+
+/** Per replica: the commands and round trips of all replicas divided by their count. */
+function perReplica(ws: readonly Window[], replicas: number): Window[] {
+  return ws.map((w) => ({ ...w, clientCmds: w.clientCmds / replicas, trips: w.trips / replicas }));
+}
+
+/** 4 replicas in this process, each on its own client, one key of 50/s per algorithm, offered 1x to 100x. */
+async function sharedLimitRows(server: RedisServer, admin: Redis, opts: RunOptions): Promise<Row[]> {
+  const rows: Row[] = [];
+  for (const algorithm of SHARED_ALGORITHMS) {
+    const counter: Counter = { sent: 0, trips: 0 };
+    const clients: Redis[] = [];
+    const limiters: Limiter[] = [];
+    try {
+      for (let i = 0; i < SHARED_REPLICAS; i++) {
+        const client = await connect(server);
+        clients.push(client);
+        countCommands(client, false, counter);
+        const store = new RedisStore(countedExec(new IoRedisExec(client), counter));
+        const l = new Limiter({ service: `shared-${algorithm}`, podId: `bench-${i}` }, store);
+        await l.start();
+        l.setPolicy("shared", { algorithm, requestsPerSecond: SHARED_LIMIT });
+        limiters.push(l);
+      }
+      let next = 0;
+      const decide: Decide = () => {
+        const l = limiters[next]!;
+        next = next + 1 === limiters.length ? 0 : next + 1;
+        return l.tryCheck("shared") === undefined ? l.check("shared") : undefined;
+      };
+      for (const x of LEVELS) {
+        const rate = SHARED_LIMIT * x;
+        const ws = await level(rate, opts, ["shared"], decide, counter, admin);
+        rows.push(
+          levelRow(
+            `resil-shared-${algorithm}-${x}x`,
+            `resil, ${SHARED_REPLICAS} replicas sharing ${SHARED_LIMIT}/s (${algorithm}), per replica, ${x}x`,
+            perReplica(ws, SHARED_REPLICAS),
+            rate,
+          ),
+        );
+      }
+    } finally {
+      await Promise.all(limiters.map((l) => l.shutdown()));
+      for (const c of clients) await disconnect(c);
+    }
+  }
+  return rows;
+}
+
 const RESIL = "resil Limiter (RedisStore via IoRedisExec)";
 const RLF = "RateLimiterRedis, 1 window";
 const RESIL_OVER = `resil, one key over its ${HOT_LIMIT.toLocaleString("en-US")}/s limit`;
@@ -183,7 +240,7 @@ const RLF_OVER = `RateLimiterRedis, one key over its ${HOT_LIMIT.toLocaleString(
 export const redisCommands: BenchCase = {
   name: "redis-commands",
   title: "Redis commands per second per replica",
-  description: `commands one replica sends to Redis at 1x, 10x and 100x of ${BASE_RATE.toLocaleString("en-US")} req/s over ${KEYS} keys (limits never reached), then with one key offered 10x and 100x its ${HOT_LIMIT.toLocaleString("en-US")}/s sliding-window limit`,
+  description: `commands one replica sends to Redis at 1x, 10x and 100x of ${BASE_RATE.toLocaleString("en-US")} req/s over ${KEYS} keys (limits never reached), then with one key offered 10x and 100x its ${HOT_LIMIT.toLocaleString("en-US")}/s sliding-window limit, then ${SHARED_REPLICAS} replicas sharing one ${SHARED_LIMIT}/s key (each algorithm) offered 1x to 100x`,
   async run(opts) {
     const server: RedisServer | string = await privateRedis();
     if (typeof server === "string")
@@ -191,6 +248,13 @@ export const redisCommands: BenchCase = {
         ...unavailable("resil", RESIL, server),
         ...unavailable("rlf-redis", RLF, server),
         ...unavailable("resil-over", RESIL_OVER, server, OVER_LEVELS),
+        ...SHARED_ALGORITHMS.flatMap((a) =>
+          unavailable(
+            `resil-shared-${a}`,
+            `resil, ${SHARED_REPLICAS} replicas sharing ${SHARED_LIMIT}/s (${a})`,
+            server,
+          ),
+        ),
         ...unavailable("rlf-redis-over", RLF_OVER, server, OVER_LEVELS),
       ];
     const keys = makeKeys(KEYS);
@@ -224,6 +288,7 @@ export const redisCommands: BenchCase = {
       } finally {
         await resil.close();
       }
+      rows.push(...(await sharedLimitRows(server, admin, opts)));
       const client = await connect(server);
       clients.push(client);
       const counter = countCommands(client, true);

@@ -70,8 +70,10 @@ export async function waitForReplies<R>(
     for (;;) {
       const left = deadline - clock.monoMs();
       if (left <= 0) return { result: undefined, timedOut: true };
-      const woken = nextReply(clock, key.waitlist, left);
       if (!key.syncing) hooks.kick();
+      // a failing store is probed once per interval: without a probe in flight, decide now
+      if (!key.syncing && hooks.storeFailing()) return { result: undefined, timedOut: false };
+      const woken = nextReply(clock, key.waitlist, left);
       if (!(await woken)) return { result: undefined, timedOut: true };
       if (hooks.closed()) throw new LimiterClosedError(op);
       const result = hooks.attempt();

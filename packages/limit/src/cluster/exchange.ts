@@ -17,6 +17,10 @@ import { claim, endSync, type SyncEnv } from "./sync-maths.js";
 import { SyncSchedule } from "./sync-schedule.js";
 
 const SETTLED: Promise<void> = Promise.resolve();
+/** While the store fails, the first probe waits this many ticks; later ones twice the last, at most heartbeatMs / 2. */
+const PROBE_MIN_TICKS = 2;
+/** The smallest cacheTtlMs a key can have (config.ts clamps to it): a stall shorter is no stall. */
+const MIN_CACHE_TTL_MS = 50;
 
 /** The subjects a round picks keys from. */
 export interface SubjectMaps {
@@ -37,6 +41,11 @@ export class Exchange {
   /** Key syncs sent (rate and concurrency), for capacity figures. */
   keySyncs = 0;
   private lastHeartbeat = Number.NEGATIVE_INFINITY;
+  /** lastOk of the stall `cutStalledCredit` looked at; past stallCutMs it scans the keys again. */
+  private stallSince = Number.NaN;
+  private stallCutMs = MIN_CACHE_TTL_MS;
+  /** The smallest cacheTtlMs of the keys at the last scan. */
+  private minTtlMs = MIN_CACHE_TTL_MS;
 
   constructor(
     private readonly env: SyncEnv,
@@ -55,7 +64,11 @@ export class Exchange {
     if (this.store === undefined || this.closed) return SETTLED;
     const { options } = this.env;
     const now = this.clock.monoMs();
-    const heartbeatDue = heartbeat || now - this.lastHeartbeat >= options.heartbeatMs;
+    this.cutStalledCredit(now);
+    // a failing store gets one probe per interval (docs/protocol.md#s4); the probe carries a heartbeat
+    const probing = this.env.health.failing;
+    if (!force && !this.env.health.mayProbe(now)) return SETTLED;
+    const heartbeatDue = heartbeat || probing || now - this.lastHeartbeat >= options.heartbeatMs;
     const limit = options.maxKeysPerRound;
     const into = { rates: [] as RateKeyState[], caps: [] as ConcurrencyKeyState[] };
     if (force) collectDue(this.env, this.subjects, into, now, 1, force, limit);
@@ -90,7 +103,8 @@ export class Exchange {
    * event-loop turn go together, in rounds of at most maxKeysPerRound keys.
    */
   syncAlone(key: RateKeyState | ConcurrencyKeyState): Promise<void> {
-    if (this.store === undefined || this.closed || !claim(key)) return SETTLED;
+    if (this.store === undefined || this.closed) return SETTLED;
+    if (!this.env.health.mayProbe(this.clock.monoMs()) || !claim(key)) return SETTLED;
     if (key instanceof ConcurrencyKeyState) this.kickedCaps.push(key);
     else this.kickedRates.push(key);
     this.kicksSent ??= Promise.resolve().then(() => this.sendKicks());
@@ -154,13 +168,22 @@ export class Exchange {
     this.roundCount++;
     this.keySyncs += rates.length + caps.length;
     let reply: RoundReply;
+    const probe = env.health.failing;
+    env.health.probeSent();
     const pending = env.health.roundStarted(now);
     try {
       reply = await boundedRoundTrip(this.clock, store, request, env.options.roundTimeoutMs);
       checkReply(request, reply);
     } catch (err) {
       env.health.roundEnded(pending);
-      if (env.health.recordFailure(err, this.clock.monoMs())) this.distrustCredit();
+      const failedAt = this.clock.monoMs();
+      if (env.health.recordFailure(err, failedAt)) this.distrustCredit();
+      env.health.probeFailed(
+        failedAt,
+        probe,
+        PROBE_MIN_TICKS * env.options.tickMs,
+        env.options.heartbeatMs / 2,
+      );
       for (const s of rates) revertRateSend(s);
       for (const s of caps) revertConcurrencySend(s);
       this.reschedule(rates, caps, this.clock.monoMs());
@@ -200,6 +223,32 @@ export class Exchange {
     for (const k of this.subjects.rates.values()) {
       if (!k.localOnly) k.validUntil = Math.min(k.validUntil, k.creditWindowEnd - offset);
     }
+  }
+
+  /**
+   * A stall (a round unanswered past a key's cacheTtlMs) is an outage too (docs/protocol.md#s4): the
+   * key's credit lapses with its window. Decisions from credit never look at the store, so the
+   * background loop does it; a key scan only once the stall passes the smallest cacheTtlMs not yet cut.
+   */
+  private cutStalledCredit(now: number): void {
+    const { health } = this.env;
+    if (health.lastOk !== this.stallSince) {
+      this.stallSince = health.lastOk;
+      this.stallCutMs = this.minTtlMs;
+    }
+    const stallMs = health.stallMs(now);
+    if (stallMs <= this.stallCutMs) return;
+    let minTtl = Number.POSITIVE_INFINITY;
+    let nextCut = Number.POSITIVE_INFINITY;
+    for (const k of this.subjects.rates.values()) {
+      if (k.localOnly) continue;
+      const ttl = k.policy.cacheTtlMs;
+      minTtl = Math.min(minTtl, ttl);
+      if (stallMs > ttl) k.validUntil = Math.min(k.validUntil, k.creditWindowEnd - health.offset);
+      else nextCut = Math.min(nextCut, ttl);
+    }
+    this.minTtlMs = Number.isFinite(minTtl) ? minTtl : MIN_CACHE_TTL_MS;
+    this.stallCutMs = nextCut;
   }
 }
 

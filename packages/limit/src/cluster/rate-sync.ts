@@ -142,7 +142,9 @@ export function exhaustedWaitMs(
   // Extension: a replica that asked with requests waiting now holds a ticket (store/turns.ts): the
   // units kept for it are in no one else's reach, so it waits only for those ahead (in `others`),
   // not for one unseen cold admit per other replica; a longer wait would leave its unit idle.
-  const ticketed = s.request.need > 0;
+  // A replica served without a batch gave its ticket up: the others are ahead of it again, so it
+  // waits for one unit per other replica, not one (an earlier ask would only queue it).
+  const ticketed = s.request.need > 0 && !(batch === 0 && reply.granted + reply.direct >= 1);
   // Extension: and for the rest of the batch it asked for (older tickets held a batch each in the
   // store), so one round trip fetches a pacing interval's share.
   const ahead = ticketed ? Math.max(batch - 1, 0) : replicas - 1;
@@ -203,8 +205,11 @@ export function applyRateReply(
   const batch = s.request.batch ?? 0;
   const left = reply.avail - reply.kept - reply.granted - reply.direct;
   const paced = !starved && batch > 0 && left < batch;
+  // Extension: served with units direct and nothing left over, the replica gave its ticket up; asking
+  // before the others had their turn only queues it again (a round trip per unit at any load).
+  const served = !starved && !paced && s.request.need > 0 && own === reply.direct && left < 1;
   k.exhaustedUntil =
-    starved || paced ? recv + exhaustedWaitMs(env, s, reply, t, paced) : Number.NEGATIVE_INFINITY;
+    starved || paced || served ? recv + exhaustedWaitMs(env, s, reply, t, paced) : Number.NEGATIVE_INFINITY;
   noteDebt(k, s.request.hits, reply);
   k.doneSeq = s.seq;
   if (k.hasBoundarySnapshot() && k.boundaryAdmitted <= s.admittedAtSend) k.boundaryAdmitted = -1;

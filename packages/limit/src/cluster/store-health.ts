@@ -55,6 +55,11 @@ export class StoreHealth {
   /** A stall (a round unanswered past cacheTtlMs, no failure) was reported and has not ended. */
   private stalled = false;
 
+  /** While failing, the next probe round may leave at this local time (+∞ while one is in flight). */
+  private probeAt = Number.NEGATIVE_INFINITY;
+  /** The last interval between probes; 0 while the store answers. */
+  private probeGapMs = 0;
+
   constructor(
     monoMs: number,
     unixMs: number,
@@ -112,6 +117,38 @@ export class StoreHealth {
       now - this.recoveredAt < 2 * Math.max(tuning.syncIntervalMs, tickMs) ||
       (now < this.paceUntil && this.outageMs > tuning.cacheTtlMs)
     );
+  }
+
+  /**
+   * While the store fails, a background round or a kick leaves only as a probe, one per interval
+   * (docs/protocol.md#s4): requests waiting meanwhile ride on the probe in flight or decide at once.
+   */
+  mayProbe(now: number): boolean {
+    return !this.failing || now >= this.probeAt;
+  }
+
+  /** A round leaves; while failing it is the probe, and no other leaves until it ends. */
+  probeSent(): void {
+    if (this.failing) this.probeAt = Number.POSITIVE_INFINITY;
+  }
+
+  /**
+   * A round failed at `at`: the next probe waits one interval, `minMs` at first, twice the last after
+   * a failed probe, at most `maxMs`.
+   */
+  probeFailed(at: number, wasProbe: boolean, minMs: number, maxMs: number): void {
+    const gap = this.probeGapMs === 0 ? minMs : wasProbe ? this.probeGapMs * 2 : this.probeGapMs;
+    this.probeGapMs = Math.min(maxMs, Math.max(minMs, gap));
+    this.probeAt = at + this.probeGapMs;
+  }
+
+  /**
+   * How long the store has been stalled: no good round and a round unanswered for this long (0 when
+   * it answers, or when it fails outright: a failed round distrusts credit itself).
+   */
+  stallMs(now: number): number {
+    if (this.failing) return 0;
+    return Math.max(0, Math.min(now - this.lastOk, now - this.oldestPending(now)));
   }
 
   /** A round trip leaves now; call `roundEnded` with the token when it ends either way. */
@@ -187,6 +224,8 @@ export class StoreHealth {
       emitEvent(this.onEvent, { type: "storeRecovered", outageMs: this.outageMs, at: recv });
     }
     this.failing = false;
+    this.probeGapMs = 0;
+    this.probeAt = Number.NEGATIVE_INFINITY;
     this.lastOk = recv;
     return ended;
   }
