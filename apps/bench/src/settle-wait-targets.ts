@@ -39,7 +39,15 @@ export function settleWaitTargets(cases: readonly CaseResult[], ratio: Ratio): T
     ),
     ratio(
       cases,
-      "Pacer vs bottleneck (Redis clustering): waiters admitted per second",
+      "Pacer vs bottleneck (Redis clustering, heartbeat 100 ms): waiters admitted per second",
+      ">= 0.95x",
+      at("resil-pacer-throughput"),
+      at("bottleneck-redis-hb-throughput"),
+      (r) => r >= 0.95,
+    ),
+    ratio(
+      cases,
+      "Pacer vs bottleneck (Redis clustering, default 5 s heartbeat): waiters admitted per second",
       ">= 0.95x",
       at("resil-pacer-throughput"),
       at("bottleneck-redis-throughput"),
@@ -47,7 +55,15 @@ export function settleWaitTargets(cases: readonly CaseResult[], ratio: Ratio): T
     ),
     ratio(
       cases,
-      "Redis commands/s per replica, every request settled vs none",
+      "Redis commands per admitted waiter, Pacer vs RateLimiterQueue",
+      "<= 1x",
+      at("resil-pacer-cmds"),
+      at("rlf-queue-cmds"),
+      (r) => r <= 1,
+    ),
+    ratio(
+      cases,
+      "Redis commands/s per replica, every request settled vs its cost known up front",
       "flat (<= 1.5x)",
       at("traffic-settle"),
       at("traffic-no-settle"),

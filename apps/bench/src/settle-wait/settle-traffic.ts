@@ -28,8 +28,9 @@ function factors(): () => number {
 
 /**
  * Offers the traffic for `ms` and returns the Redis commands per second the server ran meanwhile
- * (INFO deltas, this replica alone on the server). With `settle`, every admitted request is settled
- * right away with actual = estimate x a factor in 0.5..2 (refunds and extra charges).
+ * (INFO deltas, this replica alone on the server). Each request costs actual = estimate x a factor in
+ * 0.5..2 (the same stream in both runs): without `settle` it is taken up front; with it, the estimate
+ * is taken and settled to the actual right after admission (refunds and extra charges).
  */
 export async function commandsPerSecond(
   server: RedisServer,
@@ -38,7 +39,13 @@ export async function commandsPerSecond(
   settle: boolean,
   warmMs: number,
   ms: number,
-): Promise<{ cmdsPerSec: number; admitted: number; settled: number; unitsPerSec: number }> {
+): Promise<{
+  cmdsPerSec: number;
+  admitted: number;
+  settled: number;
+  unitsPerSec: number;
+  roundsPerSec: number;
+}> {
   const client = new Redis(server.port, server.host, { maxRetriesPerRequest: 1 });
   const service = settle ? "bench-settle" : "bench-nosettle";
   const limiter = new Limiter({ service, podId: "traffic-0" }, new RedisStore(new IoRedisExec(client)));
@@ -50,17 +57,19 @@ export async function commandsPerSecond(
   let units = 0;
   const decide = (k: string): Promise<void> | undefined => {
     const takenAt = limiter.storeTime();
+    const actual = Math.round(t.estimate * next());
+    const cost = settle ? t.estimate : actual;
     const settleIt = () => {
       admitted++;
-      units += t.estimate;
+      units += cost;
       if (!settle) return;
-      units += limiter.settle(k, Math.round(t.estimate * next()) - t.estimate, takenAt);
+      units += limiter.settle(k, actual - t.estimate, takenAt);
       settled++;
     };
-    const fast = limiter.tryAdmit(k, t.estimate);
+    const fast = limiter.tryAdmit(k, cost);
     if (fast === true) settleIt();
     if (fast !== undefined) return undefined;
-    return limiter.check(k, t.estimate).then((d) => {
+    return limiter.check(k, cost).then((d) => {
       if (d.kind !== "deny") settleIt();
     });
   };
@@ -90,11 +99,18 @@ export async function commandsPerSecond(
     settled = 0;
     units = 0;
     const c0 = await commandsProcessed(admin);
+    const r0 = limiter.syncRounds();
     const t0 = performance.now();
     await drive(ms);
     const seconds = (performance.now() - t0) / 1000;
     const c1 = await commandsProcessed(admin);
-    return { cmdsPerSec: (c1 - c0 - 1) / seconds, admitted, settled, unitsPerSec: units / seconds };
+    return {
+      cmdsPerSec: (c1 - c0 - 1) / seconds,
+      admitted,
+      settled,
+      unitsPerSec: units / seconds,
+      roundsPerSec: (limiter.syncRounds() - r0) / seconds,
+    };
   } finally {
     await limiter.shutdown();
     client.disconnect();

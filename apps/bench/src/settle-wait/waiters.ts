@@ -26,8 +26,18 @@ export interface WaitRun {
   failed: number;
 }
 
-/** Queues `n` waiters at once and waits for every one of them. */
-export async function runWaiters(peer: WaitPeer, n: number, admin: Redis): Promise<WaitRun> {
+/**
+ * Creates the peer 5 ms into a wall-clock second, so every peer's first window starts with the run
+ * (resil's fixed windows are aligned to seconds; rate-limiter-flexible's start at the first request,
+ * bottleneck's reservoir interval at its creation), queues `n` waiters at once and waits for them all.
+ */
+export async function runWaiters(
+  make: () => Promise<WaitPeer>,
+  n: number,
+  admin: Redis,
+): Promise<WaitRun & { peer: WaitPeer }> {
+  await new Promise((r) => setTimeout(r, 1005 - (Date.now() % 1000)));
+  const peer = await make();
   const c0 = await commandsProcessed(admin);
   const t0 = performance.now();
   const waitsMs: number[] = [];
@@ -51,6 +61,7 @@ export async function runWaiters(peer: WaitPeer, n: number, admin: Redis): Promi
   const c1 = await commandsProcessed(admin);
   const admitted = waitsMs.length;
   return {
+    peer,
     waitsMs,
     throughput: admitted / ((last - t0) / 1000),
     cmdsPerWaiter: admitted > 0 ? (c1 - c0 - 1) / admitted : Number.NaN,
@@ -96,10 +107,17 @@ export function rlfQueuePeer(server: RedisServer, limit: number, n: number): Wai
   };
 }
 
-/** bottleneck clustered on Redis (`datastore: "ioredis"`): a reservoir of `limit` refilled every second. */
-export async function bottleneckPeer(server: RedisServer, limit: number): Promise<WaitPeer> {
+/**
+ * bottleneck clustered on Redis (`datastore: "ioredis"`): a reservoir of `limit` refilled every second.
+ * Clustered, it looks at a refilled reservoir on its heartbeat: every 5 s by default, or `heartbeatMs`.
+ */
+export async function bottleneckPeer(
+  server: RedisServer,
+  limit: number,
+  heartbeatMs?: number,
+): Promise<WaitPeer> {
   const limiter = new Bottleneck({
-    id: "bench-wait",
+    id: `bench-wait-${heartbeatMs ?? "default"}`,
     datastore: "ioredis",
     clearDatastore: true,
     clientOptions: { host: server.host, port: server.port },
@@ -107,11 +125,15 @@ export async function bottleneckPeer(server: RedisServer, limit: number): Promis
     reservoir: limit,
     reservoirRefreshAmount: limit,
     reservoirRefreshInterval: 1000,
+    ...(heartbeatMs === undefined ? {} : { heartbeatInterval: heartbeatMs }),
   });
   await limiter.ready();
   return {
-    id: "bottleneck-redis",
-    label: "bottleneck schedule (Redis clustering, ioredis)",
+    id: heartbeatMs === undefined ? "bottleneck-redis" : "bottleneck-redis-hb",
+    label:
+      heartbeatMs === undefined
+        ? "bottleneck schedule (Redis clustering, ioredis)"
+        : `bottleneck schedule (Redis clustering, heartbeatInterval ${heartbeatMs} ms)`,
     start: () => limiter.schedule(() => Promise.resolve()),
     async close() {
       await limiter.disconnect(true);
