@@ -153,7 +153,7 @@ async function trafficRows(opts: RunOptions, server: RedisServer, admin: Redis):
     off.push(a.cmdsPerSec);
     on.push(b.cmdsPerSec);
     const k = (x: number) => Math.round(x).toLocaleString("en-US");
-    notes = `last window: ${k(a.unitsPerSec)} units/s admitted and ${k(a.roundsPerSec)} sync round trips/s up front (${a.admitted} requests); ${k(b.unitsPerSec)} units/s and ${k(b.roundsPerSec)} round trips/s with settle (${b.admitted} requests, ${b.settled} settled)`;
+    notes = `last window: ${k(a.unitsPerSec)} units/s admitted and ${k(a.roundsPerSec)} sync round trips/s (${k(a.sentPerSec)} commands sent/s) up front (${a.admitted} requests); ${k(b.unitsPerSec)} units/s and ${k(b.roundsPerSec)} round trips/s (${k(b.sentPerSec)} commands sent/s) with settle (${b.admitted} requests, ${b.settled} settled)`;
   }
   const what = "1 000 req/s over 100 keys, 2 000 units/s per key (sliding window), costs 50..200 units";
   return [

@@ -1,4 +1,4 @@
-import { Limiter, RedisStore } from "@resil/limit";
+import { Limiter, type RedisExec, RedisStore } from "@resil/limit";
 import { IoRedisExec } from "@resil/store-ioredis";
 import type { RedisServer } from "@resil/testkit";
 import { Redis } from "ioredis";
@@ -45,10 +45,19 @@ export async function commandsPerSecond(
   settled: number;
   unitsPerSec: number;
   roundsPerSec: number;
+  sentPerSec: number;
 }> {
   const client = new Redis(server.port, server.host, { maxRetriesPerRequest: 1 });
   const service = settle ? "bench-settle" : "bench-nosettle";
-  const limiter = new Limiter({ service, podId: "traffic-0" }, new RedisStore(new IoRedisExec(client)));
+  const exec = new IoRedisExec(client);
+  let sent = 0;
+  const counted: RedisExec = {
+    pipeline(commands) {
+      sent += commands.length;
+      return exec.pipeline(commands);
+    },
+  };
+  const limiter = new Limiter({ service, podId: "traffic-0" }, new RedisStore(counted));
   await limiter.start();
   for (const k of t.keys) limiter.setPolicy(k, { algorithm: "sliding_window", requestsPerSecond: t.limit });
   const next = factors();
@@ -100,6 +109,7 @@ export async function commandsPerSecond(
     units = 0;
     const c0 = await commandsProcessed(admin);
     const r0 = limiter.syncRounds();
+    const s0 = sent;
     const t0 = performance.now();
     await drive(ms);
     const seconds = (performance.now() - t0) / 1000;
@@ -110,6 +120,7 @@ export async function commandsPerSecond(
       settled,
       unitsPerSec: units / seconds,
       roundsPerSec: (limiter.syncRounds() - r0) / seconds,
+      sentPerSec: (sent - s0) / seconds,
     };
   } finally {
     await limiter.shutdown();
