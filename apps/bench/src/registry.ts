@@ -14,6 +14,7 @@ export const CASES: ReadonlyArray<{ name: string; load: () => Promise<BenchCase>
   { name: "scale-idle", load: async () => (await import("./cases/scale-idle.js")).scaleIdle },
   { name: "scale-redis", load: async () => (await import("./cases/scale-redis.js")).scaleRedis },
   { name: "scale-keys", load: async () => (await import("./cases/scale-keys.js")).scaleKeys },
+  { name: "settle-wait", load: async () => (await import("./cases/settle-wait.js")).settleWait },
 ];
 
 export const CASE_NAMES: readonly string[] = CASES.map((c) => c.name);

@@ -1,4 +1,5 @@
 import { httpTargets } from "./http-targets.js";
+import { settleWaitTargets } from "./settle-wait-targets.js";
 import type { CaseResult, Row, Target } from "./types.js";
 
 function row(cases: readonly CaseResult[], caseName: string, id: string): Row | undefined {
@@ -171,5 +172,6 @@ export function computeTargets(cases: readonly CaseResult[]): Target[] {
     ),
     ...httpTargets(cases, ratio),
     ...scaleTargets(cases),
+    ...settleWaitTargets(cases, ratio),
   ];
 }

@@ -14,7 +14,8 @@ export interface Row {
     | "% of a core"
     | "x baseline"
     | "per request"
-    | "key-syncs/s";
+    | "key-syncs/s"
+    | "ms";
   /** Median of the samples; null when the row is not available. */
   median: number | null;
   min: number | null;

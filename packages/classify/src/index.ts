@@ -14,6 +14,7 @@ export {
 export { CONNECT_CODES, failureFrom, failureFromResponse, isFailure, TIMEOUT_CODES } from "./failure-from.js";
 export { type HeaderRecord, type HeadersInput, type HeadersLike, headerValue } from "./headers.js";
 export { parseImfFixdate, RETRY_AFTER_CAP_MS, retryAfterMs } from "./retry-after.js";
+export { parseRfc3339Ms } from "./rfc3339.js";
 export {
   type BudgetResource,
   parseDurationMs,

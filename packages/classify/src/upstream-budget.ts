@@ -1,6 +1,7 @@
 import { type HeadersInput, readableHeader } from "./headers.js";
 import { parseFloatStrict, parseUnsignedStrict } from "./numbers.js";
 import { RETRY_AFTER_CAP_MS } from "./retry-after.js";
+import { parseRfc3339Ms } from "./rfc3339.js";
 
 /** What an upstream's own rate-limit headers count. */
 export type BudgetResource = "requests" | "tokens" | "input_tokens" | "output_tokens";
@@ -29,9 +30,6 @@ export function parseDurationMs(text: string): number | undefined {
   return Number.isFinite(total) ? total : undefined;
 }
 
-// An RFC 3339 time, as Anthropic sends for its resets ("2026-11-30T22:10:00Z").
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
-
 function count(headers: HeadersInput, name: string): number | undefined {
   const text = readableHeader(headers, name)?.trim();
   if (text === undefined) return undefined;
@@ -52,9 +50,8 @@ function openaiReset(headers: HeadersInput, name: string): number | undefined {
 
 function anthropicReset(headers: HeadersInput, name: string, nowMs: number): number | undefined {
   const text = readableHeader(headers, name)?.trim();
-  if (text === undefined || !RFC3339.test(text)) return undefined;
-  const at = Date.parse(text);
-  return Number.isFinite(at) ? at - nowMs : undefined;
+  const at = text === undefined ? undefined : parseRfc3339Ms(text);
+  return at === undefined ? undefined : at - nowMs;
 }
 
 function budget(b: UpstreamBudget): UpstreamBudget | undefined {

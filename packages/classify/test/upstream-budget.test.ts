@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseDurationMs, upstreamBudgets } from "../src/index.js";
+import { parseDurationMs, parseRfc3339Ms, upstreamBudgets } from "../src/index.js";
 
 const NOW = Date.parse("2026-11-30T22:00:00Z");
 
@@ -94,5 +94,68 @@ describe("parseDurationMs", () => {
 
   it.each(["", "s", "-1s", "1d", "1 s", "ms1"])("%j is not a duration", (text) => {
     expect(parseDurationMs(text)).toBeUndefined();
+  });
+});
+
+describe("hostile reset and count values", () => {
+  it("leaves out impossible calendar times instead of rolling them over", () => {
+    for (const reset of [
+      "2026-02-30T22:00:00Z",
+      "2026-11-31T22:00:00Z",
+      "2026-11-30T24:00:00Z",
+      "2026-11-30T22:60:00Z",
+      "2026-11-30T22:00:05+24:00",
+      "2026-13-01T00:00:00Z",
+      "1969-12-31T23:59:59Z",
+      "2026-11-30 22:00:05Z",
+      "2026-11-30T22:00:05",
+    ]) {
+      expect(upstreamBudgets({ "anthropic-ratelimit-requests-reset": reset }, NOW), reset).toEqual([]);
+    }
+  });
+
+  it("reads offsets, fractions, lower-case separators, 29 February of a leap year and a leap second", () => {
+    const reset = (text: string) =>
+      upstreamBudgets({ "anthropic-ratelimit-tokens-reset": text }, NOW)[0]?.resetInMs;
+    expect(reset("2026-11-30T23:00:05+01:00")).toBe(5_000);
+    expect(reset("2026-11-30T21:30:02.5-00:30")).toBe(2_500);
+    expect(reset("2026-11-30t22:00:01z")).toBe(1_000);
+    expect(reset("2026-11-30T21:59:60Z")).toBe(0); // the second before it: already past
+    expect(parseRfc3339Ms("2028-02-29T00:00:00Z")).toBe(Date.parse("2028-02-29T00:00:00Z"));
+    expect(parseRfc3339Ms("2027-02-29T00:00:00Z")).toBeUndefined();
+  });
+
+  it("agrees with the platform on every valid ISO time it prints", () => {
+    fc.assert(
+      fc.property(
+        fc.date({
+          min: new Date("1970-01-01T00:00:00Z"),
+          max: new Date("9999-12-31T23:59:59Z"),
+          noInvalidDate: true,
+        }),
+        (d) => {
+          expect(parseRfc3339Ms(d.toISOString())).toBe(d.getTime());
+        },
+      ),
+    );
+  });
+
+  it("leaves out joined repeats, non-ASCII digits, signs and huge values", () => {
+    const long = "1".repeat(100_000);
+    expect(
+      upstreamBudgets(
+        {
+          "x-ratelimit-remaining-requests": "0, 5",
+          "x-ratelimit-reset-requests": "1s, 2s",
+          "x-ratelimit-remaining-tokens": "١٢",
+          "x-ratelimit-limit-tokens": long,
+          "x-ratelimit-reset-tokens": `${long}x`,
+          "anthropic-ratelimit-requests-remaining": "-0",
+          "anthropic-ratelimit-tokens-remaining": "5.0",
+          "anthropic-ratelimit-tokens-reset": `${long}-01-01T00:00:00Z`,
+        },
+        NOW,
+      ),
+    ).toEqual([]);
   });
 });

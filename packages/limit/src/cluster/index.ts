@@ -36,3 +36,4 @@ export {
   WaitTimeoutError,
 } from "./pacer.js";
 export { InvalidSettleError } from "./settle.js";
+export { InvalidBudgetError, type UpstreamBudgetLike } from "./upstream-hold.js";

@@ -2,6 +2,7 @@ import type { Clock, Timer } from "../clock/clock.js";
 import { coarseClock } from "../clock/coarse-clock.js";
 import type { Decision } from "./decision.js";
 import { InvalidCostError, InvalidOptionError } from "./errors.js";
+import { type UpstreamBudgetLike, UpstreamHolds } from "./upstream-hold.js";
 
 /** What a Pacer needs of a Limiter. */
 export interface PacedLimiter {
@@ -78,6 +79,7 @@ export class Pacer {
   private readonly pollMs: number;
   private readonly maxWaitMs: number;
   private readonly queues = new Map<string, Queue>();
+  private readonly holds = new UpstreamHolds();
 
   constructor(
     private readonly limiter: PacedLimiter,
@@ -127,6 +129,26 @@ export class Pacer {
     });
   }
 
+  /**
+   * Takes the upstream's own word about its budget for `subject` (`@resil/classify`'s `upstreamBudgets`
+   * of a response): until `resetInMs` from now, this replica's waits on `subject` admit no more than
+   * `remaining` units (plus an even refill up to `limit` by the reset, when `limit` is given), on top
+   * of the limiter's decision; `remaining: 0` holds them until the reset. A report allowing more than
+   * the live hold still does is taken as stale and ignored. Returns whether the hold changed; a budget
+   * without `remaining` or `resetInMs` changes nothing. Throws `InvalidBudgetError` for a bad field.
+   */
+  observe(subject: string, budget: UpstreamBudgetLike): boolean {
+    const changed = this.holds.observe(subject, budget, this.clock.monoMs());
+    const q = this.queues.get(subject);
+    if (changed && q !== undefined && !q.asking) this.pump(subject, q);
+    return changed;
+  }
+
+  /** Units the upstream's last word still allows this replica for `subject`; undefined without a live hold. */
+  upstreamLeft(subject: string): number | undefined {
+    return this.holds.left(subject, this.clock.monoMs());
+  }
+
   /** Waiters queued on this replica for `subject` (all subjects when omitted). */
   waiting(subject?: string): number {
     if (subject !== undefined) return this.queues.get(subject)?.waiters.length ?? 0;
@@ -154,6 +176,11 @@ export class Pacer {
         this.queues.delete(subject);
         return;
       }
+      const held = this.holds.delayFor(subject, head.cost, this.clock.monoMs());
+      if (held > 0) {
+        q.poll = this.clock.setTimer(held, () => this.pump(subject, q));
+        return;
+      }
       let d: Decision | undefined;
       try {
         d = this.limiter.tryCheck(subject, head.cost);
@@ -162,7 +189,7 @@ export class Pacer {
         return;
       }
       if (d === undefined) this.ask(subject, q, head);
-      else if (d.kind !== "deny") this.admitHead(q);
+      else if (d.kind !== "deny") this.admitHead(subject, q);
       else {
         this.denied(subject, q, head, d.reason);
         return;
@@ -184,7 +211,7 @@ export class Pacer {
         q.asking = false;
         if (q.waiters[0] !== head) return this.pump(subject, q);
         if (d.kind !== "deny") {
-          this.admitHead(q);
+          this.admitHead(subject, q);
           return this.pump(subject, q);
         }
         this.denied(subject, q, head, d.reason);
@@ -196,8 +223,9 @@ export class Pacer {
     );
   }
 
-  private admitHead(q: Queue): void {
+  private admitHead(subject: string, q: Queue): void {
     const head = q.waiters.shift()!;
+    this.holds.take(subject, head.cost, this.clock.monoMs());
     head.detach();
     head.resolve();
   }

@@ -1,4 +1,4 @@
-// The README's "Reserve then settle" and "Several budgets in one decision" examples, run as written.
+// The README's "Reserve then settle", "Several budgets in one decision" and "Pacing by the upstream's own headers" examples, run as written.
 
 import { execFileSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -36,4 +36,8 @@ it("README: reserve then settle", () => {
 
 it("README: several budgets in one decision", () => {
   expect(run("Several budgets in one decision")).toBe("allow\nallow\ndeny\nallow\n");
+});
+
+it("README: pacing by the upstream's own headers", () => {
+  expect(run("Pacing by the upstream's own headers")).toBe("100 ms later, admitted\nundefined\n");
 });
