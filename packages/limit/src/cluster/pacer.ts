@@ -8,6 +8,9 @@ import { type UpstreamBudgetLike, UpstreamHolds } from "./upstream-hold.js";
 export interface PacedLimiter {
   tryCheck(subject: string, cost?: number): Decision | undefined;
   check(subject: string, cost?: number): Promise<Decision>;
+  /** When present, units admitted for a waiter that left meanwhile are given back. */
+  settle?(subject: string, delta: number, takenAt: number): number;
+  storeTime?(): number;
 }
 
 export interface PacerOptions {
@@ -209,7 +212,10 @@ export class Pacer {
     this.limiter.check(subject, head.cost).then(
       (d) => {
         q.asking = false;
-        if (q.waiters[0] !== head) return this.pump(subject, q);
+        if (q.waiters[0] !== head) {
+          if (d.kind !== "deny") this.giveBack(subject, head.cost);
+          return this.pump(subject, q);
+        }
         if (d.kind !== "deny") {
           this.admitHead(subject, q);
           return this.pump(subject, q);
@@ -221,6 +227,17 @@ export class Pacer {
         this.failAll(subject, q, err);
       },
     );
+  }
+
+  /** The head left (abort, timeout) while its check was in flight and the check admitted. */
+  private giveBack(subject: string, cost: number): void {
+    const { settle, storeTime } = this.limiter;
+    if (settle === undefined || storeTime === undefined || cost === 0) return;
+    try {
+      settle.call(this.limiter, subject, -cost, storeTime.call(this.limiter));
+    } catch {
+      // A limiter closed meanwhile has nothing to give back to.
+    }
   }
 
   private admitHead(subject: string, q: Queue): void {

@@ -1,8 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
+import type { Decision } from "../../src/cluster/decision.js";
 import { InvalidCostError, InvalidOptionError, LimiterClosedError } from "../../src/cluster/errors.js";
 import { Limiter } from "../../src/cluster/limiter.js";
-import { CostExceedsLimitError, Pacer, WaitTimeoutError } from "../../src/cluster/pacer.js";
+import {
+  CostExceedsLimitError,
+  type PacedLimiter,
+  Pacer,
+  WaitTimeoutError,
+} from "../../src/cluster/pacer.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
 
 const FIXED_10 = { algorithm: "fixed_window", requestsPerSecond: 10 } as const;
@@ -136,5 +142,51 @@ describe("Pacer", () => {
       .map(([, n]) => n);
     expect(Math.max(...full)).toBeLessThanOrEqual(100);
     expect(full.reduce((a, n) => a + n, 0) / full.length).toBeGreaterThanOrEqual(90);
+  });
+});
+
+describe("Pacer: a waiter that leaves while its check is in flight", () => {
+  /** A limiter whose every decision needs a sync: the check resolves when the test says. */
+  function syncingLimiter() {
+    const pending: Array<(d: Decision) => void> = [];
+    const settled: Array<{ subject: string; delta: number }> = [];
+    const limiter: PacedLimiter = {
+      tryCheck: () => undefined,
+      check: () => new Promise<Decision>((resolve) => pending.push(resolve)),
+      settle: (subject, delta) => {
+        settled.push({ subject, delta });
+        return delta;
+      },
+      storeTime: () => 0,
+    };
+    return { limiter, pending, settled };
+  }
+  const allow = { kind: "allow", headers: {} } as unknown as Decision;
+
+  it("gives the units back when the check admits after the waiter aborted", async () => {
+    const clock = new ManualClock();
+    const { limiter, pending, settled } = syncingLimiter();
+    const pacer = new Pacer(limiter, {}, clock);
+    const controller = new AbortController();
+    const left = pacer.wait("api", { cost: 3, signal: controller.signal }).catch((e: unknown) => e);
+    expect(pending).toHaveLength(1);
+    controller.abort(new Error("gone"));
+    expect(((await left) as Error).message).toBe("gone");
+    pending[0]!(allow);
+    await clock.advanceAsync(1);
+    expect(settled).toEqual([{ subject: "api", delta: -3 }]);
+    expect(pacer.waiting()).toBe(0);
+  });
+
+  it("gives nothing back when the check denied", async () => {
+    const clock = new ManualClock();
+    const { limiter, pending, settled } = syncingLimiter();
+    const pacer = new Pacer(limiter, {}, clock);
+    const left = pacer.wait("api", { maxWaitMs: 10 }).catch((e: unknown) => e);
+    await clock.advanceAsync(20);
+    expect(await left).toBeInstanceOf(WaitTimeoutError);
+    pending[0]!({ kind: "deny", reason: "limited", headers: {} } as unknown as Decision);
+    await clock.advanceAsync(1);
+    expect(settled).toEqual([]);
   });
 });
