@@ -1,4 +1,6 @@
 import type { Clock } from "../clock/clock.js";
+import { coarseClock } from "../clock/coarse-clock.js";
+import { systemClock } from "../clock/system-clock.js";
 import { StoreReplyError } from "../store/errors.js";
 import type { Release, RoundReply, RoundRequest, Store } from "../store/types.js";
 import { ConcurrencyKeyState } from "./concurrency-key.js";
@@ -17,6 +19,11 @@ import { claim, endSync, type SyncEnv } from "./sync-maths.js";
 import { SyncSchedule } from "./sync-schedule.js";
 
 const SETTLED: Promise<void> = Promise.resolve();
+
+/** Resolves after the I/O callbacks of this event-loop iteration. */
+function nextIteration(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
 
 /** The subjects a round picks keys from. */
 export interface SubjectMaps {
@@ -37,6 +44,7 @@ export class Exchange {
   /** Key syncs sent (rate and concurrency), for capacity figures. */
   keySyncs = 0;
   private lastHeartbeat = Number.NEGATIVE_INFINITY;
+  private readonly realClock: boolean;
 
   constructor(
     private readonly env: SyncEnv,
@@ -46,6 +54,7 @@ export class Exchange {
     private readonly subjects: SubjectMaps,
   ) {
     this.schedule = new SyncSchedule(env);
+    this.realClock = clock === coarseClock || clock === systemClock;
   }
 
   /** Collects due keys and runs one round trip (docs/protocol.md#s3-1); a round with nothing to say sends nothing. */
@@ -87,13 +96,16 @@ export class Exchange {
 
   /**
    * A kick: syncs one key now, outside the round limit (one sync per key in flight). Kicks of one
-   * event-loop turn go together, in rounds of at most maxKeysPerRound keys.
+   * event-loop iteration go together, in rounds of at most maxKeysPerRound keys.
    */
   syncAlone(key: RateKeyState | ConcurrencyKeyState): Promise<void> {
     if (this.store === undefined || this.closed || !claim(key)) return SETTLED;
     if (key instanceof ConcurrencyKeyState) this.kickedCaps.push(key);
     else this.kickedRates.push(key);
-    this.kicksSent ??= Promise.resolve().then(() => this.sendKicks());
+    // On the real clock, after the I/O callbacks of this loop iteration (setImmediate): the requests
+    // of every socket read in one poll share the round and its script calls. On a test clock, at
+    // the next microtask (simulations step time without running the event loop).
+    this.kicksSent ??= (this.realClock ? nextIteration() : Promise.resolve()).then(() => this.sendKicks());
     return this.kicksSent;
   }
 
