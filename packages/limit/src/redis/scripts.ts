@@ -117,37 +117,10 @@ local function windowIndex(t, w)
   return math.floor(t / w)
 end
 
--- one key: its block starts after ARGV[base]; its reply entries are appended to out
-local function rateKey(key, base, out)
-local alg = tonumber(ARGV[base + 1])   -- 0 fixed window, 1 sliding window, 2 token bucket
-local nw = tonumber(ARGV[base + 2])    -- number of windows
-local pod = ARGV[base + 3]             -- this replica
-local hits = tonumber(ARGV[base + 4])  -- hits to charge at now
-local unused = tonumber(ARGV[base + 5]) -- credit the replica still holds
-local want = tonumber(ARGV[base + 6])  -- new credit wanted
-local need = tonumber(ARGV[base + 7])  -- requests waiting now
-local allowance = tonumber(ARGV[base + 8]) -- min(localAllowance, 1)
-local replicas = tonumber(ARGV[base + 9]) -- live replicas of the service
-local ttl = tonumber(ARGV[base + 10])  -- lease life, ms
-local now = callNow(tonumber(ARGV[base + 11]))
-local hitsOld = tonumber(ARGV[base + 12]) -- hits admitted before the last boundary
-local tOld = tonumber(ARGV[base + 13]) -- when those were admitted
-local batch = tonumber(ARGV[base + 14]) -- credit a replica with requests waiting may take (0: none)
-local pushId = ARGV[base + 15]         -- names the replica key state's push total ('' : none)
-local pushTotal = tonumber(ARGV[base + 16]) -- units that key state pushed so far, these hits included
--- ARGV[base + 17 + 3(i-1)], [+18], [+19]: limit, windowMs, burst of window i
-
-local limits, widths, bursts = {}, {}, {}
-local largest = 0
-for i = 1, nw do
-  limits[i] = tonumber(ARGV[base + 14 + 3 * i])
-  widths[i] = tonumber(ARGV[base + 15 + 3 * i])
-  bursts[i] = tonumber(ARGV[base + 16 + 3 * i])
-  if widths[i] > largest then largest = widths[i] end
-end
+-- the key being served: set by rateKey, read by the helpers below (defined once per call, not per key)
+local alg, now, limits, widths, bursts, dels, sets
 -- fields to delete, then fields to write: one HDEL (when any) and one HSET at the end. No field is
 -- written and then deleted, so deleting first leaves what the steps in order would.
-local dels, sets = {}, {}
 local function del(name) dels[#dels + 1] = name end
 local function set(name, value)
   sets[#sets + 1] = name
@@ -191,13 +164,6 @@ local function usage(s, i, t)
   return s[3] * (1 - pos / w) + s[2]
 end
 
--- 1. read windows, leases and turns; expired leases and turns go
-local fields = redis.call('HGETALL', key)
-local stored, nstored = {}, 0
-local mineLive, mine, others = false, 0, 0
-local myTicket, tickets, nextTicket = nil, {}, 1
-local pushField, remembered = nil, nil
-if pushId ~= '' then pushField = 'P:' .. pushId .. ':' .. pod end
 -- the number of a live "n:expiry" field; a malformed or expired one is deleted (nil)
 local function liveField(name, value)
   local n, expiry = readLease(value)
@@ -207,6 +173,44 @@ local function liveField(name, value)
   end
   return n
 end
+
+-- one key: its block starts after ARGV[base]; its reply entries are appended to out
+local function rateKey(key, base, out)
+alg = tonumber(ARGV[base + 1])         -- 0 fixed window, 1 sliding window, 2 token bucket
+local nw = tonumber(ARGV[base + 2])    -- number of windows
+local pod = ARGV[base + 3]             -- this replica
+local hits = tonumber(ARGV[base + 4])  -- hits to charge at now
+local unused = tonumber(ARGV[base + 5]) -- credit the replica still holds
+local want = tonumber(ARGV[base + 6])  -- new credit wanted
+local need = tonumber(ARGV[base + 7])  -- requests waiting now
+local allowance = tonumber(ARGV[base + 8]) -- min(localAllowance, 1)
+local replicas = tonumber(ARGV[base + 9]) -- live replicas of the service
+local ttl = tonumber(ARGV[base + 10])  -- lease life, ms
+now = callNow(tonumber(ARGV[base + 11]))
+local hitsOld = tonumber(ARGV[base + 12]) -- hits admitted before the last boundary
+local tOld = tonumber(ARGV[base + 13]) -- when those were admitted
+local batch = tonumber(ARGV[base + 14]) -- credit a replica with requests waiting may take (0: none)
+local pushId = ARGV[base + 15]         -- names the replica key state's push total ('' : none)
+local pushTotal = tonumber(ARGV[base + 16]) -- units that key state pushed so far, these hits included
+-- ARGV[base + 17 + 3(i-1)], [+18], [+19]: limit, windowMs, burst of window i
+
+limits, widths, bursts = {}, {}, {}
+local largest = 0
+for i = 1, nw do
+  limits[i] = tonumber(ARGV[base + 14 + 3 * i])
+  widths[i] = tonumber(ARGV[base + 15 + 3 * i])
+  bursts[i] = tonumber(ARGV[base + 16 + 3 * i])
+  if widths[i] > largest then largest = widths[i] end
+end
+dels, sets = {}, {}
+
+-- 1. read windows, leases and turns; expired leases and turns go
+local fields = redis.call('HGETALL', key)
+local stored, nstored = {}, 0
+local mineLive, mine, others = false, 0, 0
+local myTicket, tickets, nextTicket = nil, {}, 1
+local pushField, remembered = nil, nil
+if pushId ~= '' then pushField = 'P:' .. pushId .. ':' .. pod end
 for f = 1, #fields, 2 do
   local name, value = fields[f], fields[f + 1]
   local prefix = string.sub(name, 1, 2)
