@@ -80,13 +80,20 @@ async function measure(
       connections: CONNECTIONS,
     });
   await run(opts.smoke ? 0.1 : 0.4); // warm-up
+  type Stats = { id: number; ok: boolean; stats: Record<string, number> | null };
+  const stats0 = (await server.request<Stats>({ op: "stats" })).stats;
   const cpu0 = (await server.request<{ id: number; ok: boolean; cpuUs: number }>({ op: "cpu" })).cpuUs;
   const { result } = await run(opts.smoke ? 0.2 : 1.2);
   const cpu1 = (await server.request<{ id: number; ok: boolean; cpuUs: number }>({ op: "cpu" })).cpuUs;
+  const stats1 = (await server.request<Stats>({ op: "stats" })).stats;
   const reqPerS = result.requests / result.seconds;
   const cpuPerReq = (cpu1 - cpu0) / Math.max(1, result.requests);
   const deniedPct = (100 * result.non2xx) / Math.max(1, result.requests);
-  const note = `p99 ${fmt(result.p99Ms, 1)} ms; ${fmt(cpuPerReq, 1)} µs server CPU/req; ${fmt(deniedPct, 1)} % denied${result.errors > 0 ? `; ${result.errors} errors` : ""}`;
+  // ours on a store: key-syncs and round trips per request (what the store costs the server)
+  const per = (k: string) => ((stats1?.[k] ?? 0) - (stats0?.[k] ?? 0)) / Math.max(1, result.requests);
+  const syncs =
+    v.redis && stats1 ? `; ${fmt(per("keySyncs"), 2)} key-syncs, ${fmt(per("rounds"), 3)} rounds/req` : "";
+  const note = `p99 ${fmt(result.p99Ms, 1)} ms; ${fmt(cpuPerReq, 1)} µs server CPU/req; ${fmt(deniedPct, 1)} % denied${syncs}${result.errors > 0 ? `; ${result.errors} errors` : ""}`;
   const label = `${v.label}, ${fmt(keys)} keys, ${modeLabel(deny)}`;
   return { row: statsRow(rowId(v.name, keys, deny), label, "req/s", [reqPerS], note), reqPerS };
 }
