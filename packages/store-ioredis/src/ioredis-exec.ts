@@ -40,7 +40,12 @@ function isCluster(client: Client): client is Cluster {
  * commands (SCRIPT LOAD) on every master.
  */
 export class IoRedisExec implements RedisExec {
-  constructor(private readonly client: Client) {}
+  /** A `Redis` (not a `Cluster`): RedisStore may serve several subjects in one script call. */
+  readonly singleNode: boolean;
+
+  constructor(private readonly client: Client) {
+    this.singleNode = !isCluster(client);
+  }
 
   async pipeline(commands: readonly RedisCommand[]): Promise<RedisReply[]> {
     if (commands.length === 0) return [];

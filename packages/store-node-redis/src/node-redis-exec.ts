@@ -58,7 +58,12 @@ function isCluster(client: NodeRedisClientLike | NodeRedisClusterLike): client i
  * concurrently) and runs keyless commands (SCRIPT LOAD) on every master. Connect the client first.
  */
 export class NodeRedisExec implements RedisExec {
-  constructor(private readonly client: NodeRedisClientLike | NodeRedisClusterLike) {}
+  /** A client (not a cluster): RedisStore may serve several subjects in one script call. */
+  readonly singleNode: boolean;
+
+  constructor(private readonly client: NodeRedisClientLike | NodeRedisClusterLike) {
+    this.singleNode = !isCluster(client);
+  }
 
   async pipeline(commands: readonly RedisCommand[]): Promise<RedisReply[]> {
     if (commands.length === 0) return [];

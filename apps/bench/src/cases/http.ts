@@ -67,6 +67,7 @@ async function measure(
   keys: number,
   deny: boolean,
   opts: RunOptions,
+  first: boolean,
 ): Promise<Measured> {
   const tag = `${v.name}-${keys}-${deny ? "d" : "a"}-${process.pid}`;
   await server.request({ op: "configure", scenario: { keys, deny, tag } }, 180_000);
@@ -79,14 +80,23 @@ async function measure(
       durationS,
       connections: CONNECTIONS,
     });
-  await run(opts.smoke ? 0.1 : 0.4); // warm-up
+  // warm-up; the first scenario of a server process also warms its JIT (Express needs more than 0.4 s:
+  // its first row used to read 1.3 to 1.9x slower than the same server a scenario later)
+  await run(opts.smoke ? 0.1 : first ? 2 : 0.4);
+  type Stats = { id: number; ok: boolean; stats: Record<string, number> | null };
+  const stats0 = (await server.request<Stats>({ op: "stats" })).stats;
   const cpu0 = (await server.request<{ id: number; ok: boolean; cpuUs: number }>({ op: "cpu" })).cpuUs;
   const { result } = await run(opts.smoke ? 0.2 : 1.2);
   const cpu1 = (await server.request<{ id: number; ok: boolean; cpuUs: number }>({ op: "cpu" })).cpuUs;
+  const stats1 = (await server.request<Stats>({ op: "stats" })).stats;
   const reqPerS = result.requests / result.seconds;
   const cpuPerReq = (cpu1 - cpu0) / Math.max(1, result.requests);
   const deniedPct = (100 * result.non2xx) / Math.max(1, result.requests);
-  const note = `p99 ${fmt(result.p99Ms, 1)} ms; ${fmt(cpuPerReq, 1)} µs server CPU/req; ${fmt(deniedPct, 1)} % denied${result.errors > 0 ? `; ${result.errors} errors` : ""}`;
+  // ours on a store: key-syncs and round trips per request (what the store costs the server)
+  const per = (k: string) => ((stats1?.[k] ?? 0) - (stats0?.[k] ?? 0)) / Math.max(1, result.requests);
+  const syncs =
+    v.redis && stats1 ? `; ${fmt(per("keySyncs"), 2)} key-syncs, ${fmt(per("rounds"), 3)} rounds/req` : "";
+  const note = `p99 ${fmt(result.p99Ms, 1)} ms; ${fmt(cpuPerReq, 1)} µs server CPU/req; ${fmt(deniedPct, 1)} % denied${syncs}${result.errors > 0 ? `; ${result.errors} errors` : ""}`;
   const label = `${v.label}, ${fmt(keys)} keys, ${modeLabel(deny)}`;
   return { row: statsRow(rowId(v.name, keys, deny), label, "req/s", [reqPerS], note), reqPerS };
 }
@@ -128,9 +138,11 @@ export const http: BenchCase = {
         ]);
         try {
           const { port } = (await server.ready) as unknown as { port: number };
+          let first = true;
           for (const keys of keyCounts) {
             for (const deny of modes) {
-              const m = await measure(server, load, port, v, keys, deny, opts);
+              const m = await measure(server, load, port, v, keys, deny, opts, first);
+              first = false;
               measured.set(rowId(v.name, keys, deny), m);
               rows.push(m.row);
             }

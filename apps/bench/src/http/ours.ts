@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Limiter, MemoryStore, type RateLimitConfig, RedisStore, systemClock } from "@resil/limit";
+import { Limiter, MemoryStore, OUTCOMES, type RateLimitConfig, RedisStore, systemClock } from "@resil/limit";
 import { nodeRateLimit } from "@resil/middleware";
 import { expressRateLimit } from "@resil/middleware/express";
 import { IoRedisExec } from "@resil/store-ioredis";
@@ -21,6 +21,23 @@ type WithFamilies = Limiter & { setFamily?(prefix: string, rateLimits?: RateLimi
 /** A started limiter with the scenario's policies: by family when the Limiter has them, else per subject. */
 /** Where the limiter keeps its counts: none (every key local-only), a MemoryStore, or Redis. */
 export type StoreKind = "local" | "memory" | Redis;
+
+/** The limiter of the scenario being served (for the case's sync figures), if ours. */
+export let currentLimiter: Limiter | undefined;
+
+/** What the limiter did so far: rounds, key-syncs, failed rounds and decisions by outcome. */
+export function limiterStats(): Record<string, number> | undefined {
+  const l = currentLimiter;
+  if (l === undefined) return undefined;
+  const exchange = (l as unknown as { exchange?: { keySyncs?: number } }).exchange;
+  const stats: Record<string, number> = {
+    rounds: l.syncRounds(),
+    keySyncs: exchange?.keySyncs ?? 0,
+    failures: l.syncFailures(),
+  };
+  for (const o of OUTCOMES) stats[o] = l.outcomeCount(o);
+  return stats;
+}
 
 async function limiterFor(s: Scenario, kind: StoreKind): Promise<Limiter> {
   const store =
@@ -44,6 +61,7 @@ async function limiterFor(s: Scenario, kind: StoreKind): Promise<Limiter> {
       await Promise.all(subjects.slice(i, i + 2048).map((k) => limiter.check(k)));
     }
   }
+  currentLimiter = limiter;
   return limiter;
 }
 

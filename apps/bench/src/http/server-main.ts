@@ -3,7 +3,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import type { Scenario } from "./keys.js";
-import { type Listener, oursExpress, oursNode, type StoreKind } from "./ours.js";
+import { type Listener, limiterStats, oursExpress, oursNode, type StoreKind } from "./ours.js";
 import { bareExpress, bareNode, erl, rlf } from "./peers.js";
 
 export type VariantName =
@@ -23,6 +23,7 @@ export type VariantName =
 export type ServerRequest = { id: number } & (
   | { op: "configure"; scenario: Scenario }
   | { op: "cpu" }
+  | { op: "stats" }
   | { op: "stop" }
 );
 
@@ -78,6 +79,8 @@ process.on("message", async (m: ServerRequest) => {
       [current, closeCurrent] = await build(m.scenario);
       (globalThis as { gc?: () => void }).gc?.();
       process.send!({ id: m.id, ok: true });
+    } else if (m.op === "stats") {
+      process.send!({ id: m.id, ok: true, stats: limiterStats() ?? null });
     } else if (m.op === "cpu") {
       const u = process.cpuUsage();
       process.send!({ id: m.id, ok: true, cpuUs: u.user + u.system });

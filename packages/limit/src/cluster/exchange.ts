@@ -1,4 +1,6 @@
 import type { Clock } from "../clock/clock.js";
+import { coarseClock } from "../clock/coarse-clock.js";
+import { systemClock } from "../clock/system-clock.js";
 import { StoreReplyError } from "../store/errors.js";
 import type { Release, RoundReply, RoundRequest, Store } from "../store/types.js";
 import { ConcurrencyKeyState } from "./concurrency-key.js";
@@ -21,6 +23,11 @@ const SETTLED: Promise<void> = Promise.resolve();
 const PROBE_MIN_TICKS = 2;
 /** The smallest cacheTtlMs a key can have (config.ts clamps to it): a stall shorter is no stall. */
 const MIN_CACHE_TTL_MS = 50;
+
+/** Resolves after the I/O callbacks of this event-loop iteration. */
+function nextIteration(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
+}
 
 /** The subjects a round picks keys from. */
 export interface SubjectMaps {
@@ -46,6 +53,7 @@ export class Exchange {
   private stallCutMs = MIN_CACHE_TTL_MS;
   /** The smallest cacheTtlMs of the keys at the last scan. */
   private minTtlMs = MIN_CACHE_TTL_MS;
+  private readonly realClock: boolean;
 
   constructor(
     private readonly env: SyncEnv,
@@ -55,6 +63,7 @@ export class Exchange {
     private readonly subjects: SubjectMaps,
   ) {
     this.schedule = new SyncSchedule(env);
+    this.realClock = clock === coarseClock || clock === systemClock;
   }
 
   /** Collects due keys and runs one round trip (docs/protocol.md#s3-1); a round with nothing to say sends nothing. */
@@ -100,14 +109,17 @@ export class Exchange {
 
   /**
    * A kick: syncs one key now, outside the round limit (one sync per key in flight). Kicks of one
-   * event-loop turn go together, in rounds of at most maxKeysPerRound keys.
+   * event-loop iteration go together, in rounds of at most maxKeysPerRound keys.
    */
   syncAlone(key: RateKeyState | ConcurrencyKeyState): Promise<void> {
     if (this.store === undefined || this.closed) return SETTLED;
     if (!this.env.health.mayProbe(this.clock.monoMs()) || !claim(key)) return SETTLED;
     if (key instanceof ConcurrencyKeyState) this.kickedCaps.push(key);
     else this.kickedRates.push(key);
-    this.kicksSent ??= Promise.resolve().then(() => this.sendKicks());
+    // On the real clock, after the I/O callbacks of this loop iteration (setImmediate): the requests
+    // of every socket read in one poll share the round and its script calls. On a test clock, at
+    // the next microtask (simulations step time without running the event loop).
+    this.kicksSent ??= (this.realClock ? nextIteration() : Promise.resolve()).then(() => this.sendKicks());
     return this.kicksSent;
   }
 

@@ -7,7 +7,8 @@
 /** One command of a pipeline. */
 export interface RedisCommand {
   /**
-   * The key the command touches, so a cluster adapter can route it by its hash slot. Absent: a keyless
+   * The key the command touches (the first, when it touches several of one slot), so a cluster
+   * adapter can route it by its hash slot. Absent: a keyless
    * command (SCRIPT LOAD) that a cluster adapter runs on every master, replying with the first reply.
    */
   readonly key?: string;
@@ -22,6 +23,11 @@ export type RedisValue = string | number | bigint | null | RedisValue[];
 export type RedisReply = RedisValue | Error;
 
 export interface RedisExec {
+  /**
+   * True when one Redis serves every key (not a Redis Cluster): RedisStore then serves several
+   * subjects in one script call. Absent or false: a call serves only keys of one hash slot.
+   */
+  readonly singleNode?: boolean;
   /**
    * Runs `commands` as one pipeline (on a cluster, one pipeline per node, sent concurrently) and
    * resolves with one entry per command, in order; a failed command's entry is an Error. Rejects only

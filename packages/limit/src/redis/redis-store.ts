@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
-import { StoreReplyError, StoreUnavailableError } from "../store/errors.js";
+import { StoreReplyError, StoreRequestError, StoreUnavailableError } from "../store/errors.js";
 import { normalizeConcurrency, normalizeHeartbeat, normalizeRate } from "../store/request.js";
-import type { RoundReply, RoundRequest, Store } from "../store/types.js";
+import type { RateRequest, RoundReply, RoundRequest, Store } from "../store/types.js";
 import { RedisCommandError } from "./errors.js";
 import type { RedisCommand, RedisExec, RedisReply } from "./exec.js";
-import { parseConcurrencyReply, parseHeartbeatReply, parseRateReply } from "./reply.js";
+import { keySlot } from "./key-slot.js";
+import { parseConcurrencyReply, parseHeartbeatReply, parseRateReplies } from "./reply.js";
 import {
   CONCURRENCY_SCRIPT,
   HEARTBEAT_SCRIPT,
@@ -15,6 +16,15 @@ import {
 } from "./scripts.js";
 
 const NORMALIZE = { finiteLease: true } as const;
+
+/** Rate keys one script call serves at most, by default. */
+export const DEFAULT_KEYS_PER_CALL = 64;
+
+/** RedisStore's options. */
+export interface RedisStoreOptions {
+  /** Rate keys one script call serves at most (default 64; 1: a call per key). */
+  keysPerCall?: number;
+}
 
 /** SHA1 of a script's source, as Redis names it. */
 export function scriptSha(source: string): string {
@@ -47,16 +57,96 @@ function evalsha<K extends string, A extends string>(
 }
 
 /**
+ * Which rate requests share a script call (indexes into `rates`, in order): consecutive chunks of
+ * `perCall` on a single Redis; on a cluster, keys of one hash slot only.
+ */
+function rateCalls(rates: readonly RateRequest[], singleNode: boolean, perCall: number): number[][] {
+  const calls: number[][] = [];
+  if (singleNode) {
+    for (let i = 0; i < rates.length; i += perCall) {
+      const call: number[] = [];
+      for (let j = i; j < Math.min(i + perCall, rates.length); j++) call.push(j);
+      calls.push(call);
+    }
+    return calls;
+  }
+  const open = new Map<number, number[]>();
+  rates.forEach((r, i) => {
+    const slot = perCall > 1 ? keySlot(r.key) : -1;
+    let call = open.get(slot);
+    if (call === undefined || call.length >= perCall) {
+      call = [];
+      calls.push(call);
+      if (perCall > 1) open.set(slot, call);
+    }
+    call.push(i);
+  });
+  return calls;
+}
+
+/** One EVALSHA of the rate script for several keys: their keys, then one argument block per key. */
+function rateCommand(rates: readonly RateRequest[], now: string): RedisCommand {
+  const keys: string[] = [];
+  const argv: string[] = [];
+  for (const r of rates) {
+    keys.push(r.key);
+    const tail: string[] = [];
+    for (const w of r.windows) tail.push(num(w.limit), num(w.windowMs), num(w.burst));
+    const a = scriptArgs(
+      RATE_SCRIPT,
+      { hash: r.key },
+      {
+        alg: String(r.alg),
+        nw: String(r.windows.length),
+        pod: r.pod,
+        hits: num(r.hits),
+        unused: num(r.unused),
+        want: num(r.want),
+        need: num(r.need),
+        allowance: num(r.allowance),
+        replicas: num(r.replicas),
+        ttl: num(r.leaseTtlMs),
+        now,
+        hitsOld: num(r.hitsOld),
+        tOld: num(r.tOld),
+        batch: num(r.batch ?? 0),
+        pushId: r.pushId ?? "",
+        pushTotal: num(r.pushTotal ?? 0),
+      },
+      tail,
+    );
+    for (const x of a.argv) argv.push(x);
+  }
+  return { key: keys[0], args: ["EVALSHA", shaOf(RATE_SCRIPT), String(keys.length), ...keys, ...argv] };
+}
+
+/**
  * The Store contract on Redis (see docs/protocol.md#s3-4): one pipeline per round (releases, rate
- * scripts, concurrency scripts, heartbeat), scripts run by SHA after one SCRIPT LOAD pipeline on first
- * use, reloaded and retried once when Redis has lost them (NOSCRIPT). Store time is Redis TIME unless
- * the round gives `now`. Works on Redis Cluster: every command touches one key, and all keys of one
- * subject share a hash tag.
+ * script calls of up to `keysPerCall` keys each, concurrency scripts, heartbeat), scripts run by SHA
+ * after one SCRIPT LOAD pipeline on first use, reloaded and retried once when Redis has lost them
+ * (NOSCRIPT). Store time is Redis TIME unless the round gives `now`. Works on Redis Cluster: every
+ * command touches one hash slot (all keys of one subject share a hash tag, and a script call serves
+ * several subjects only when they share a slot or `exec.singleNode` says there is one Redis).
  */
 export class RedisStore implements Store {
   private loading: Promise<void> | undefined;
+  private readonly keysPerCall: number;
 
-  constructor(private readonly exec: RedisExec) {}
+  /**
+   * `options.keysPerCall`: rate keys one script call serves at most (default 64; 1 sends one call per
+   * key). Keys share a call only when `exec.singleNode` says one Redis serves every key, or when
+   * they share a Redis Cluster hash slot.
+   */
+  constructor(
+    private readonly exec: RedisExec,
+    options: RedisStoreOptions = {},
+  ) {
+    const n = options.keysPerCall ?? DEFAULT_KEYS_PER_CALL;
+    if (!Number.isInteger(n) || n < 1) {
+      throw new StoreRequestError("keysPerCall", `must be a whole number >= 1, got ${String(n)}`);
+    }
+    this.keysPerCall = n;
+  }
 
   async round(request: RoundRequest): Promise<RoundReply> {
     const given = request.now;
@@ -69,35 +159,14 @@ export class RedisStore implements Store {
     for (const r of request.releases) {
       commands.push({ key: r.key, args: ["HDEL", r.key, `L:${r.pod}`, `Q:${r.pod}`, r.pod] });
     }
-    for (const r of rates) {
-      const tail: string[] = [];
-      for (const w of r.windows) tail.push(num(w.limit), num(w.windowMs), num(w.burst));
+    const calls = rateCalls(rates, this.exec.singleNode === true, this.keysPerCall);
+    for (const call of calls)
       commands.push(
-        evalsha(
-          RATE_SCRIPT,
-          { hash: r.key },
-          {
-            alg: String(r.alg),
-            nw: String(r.windows.length),
-            pod: r.pod,
-            hits: num(r.hits),
-            unused: num(r.unused),
-            want: num(r.want),
-            need: num(r.need),
-            allowance: num(r.allowance),
-            replicas: num(r.replicas),
-            ttl: num(r.leaseTtlMs),
-            now,
-            hitsOld: num(r.hitsOld),
-            tOld: num(r.tOld),
-            batch: num(r.batch ?? 0),
-            pushId: r.pushId ?? "",
-            pushTotal: num(r.pushTotal ?? 0),
-          },
-          tail,
+        rateCommand(
+          call.map((i) => rates[i]!),
+          now,
         ),
       );
-    }
     for (const c of concurrency) {
       commands.push(
         evalsha(
@@ -131,8 +200,18 @@ export class RedisStore implements Store {
 
     const replies = await this.run(commands);
     let at = request.releases.length;
+    const rateReplies: RoundReply["rates"] = new Array(rates.length);
+    for (const call of calls) {
+      const got = parseRateReplies(
+        replies[at++]!,
+        call.map((i) => rates[i]!.windows.length),
+      );
+      call.forEach((i, j) => {
+        rateReplies[i] = got[j]!;
+      });
+    }
     const reply: RoundReply = {
-      rates: rates.map((r) => parseRateReply(replies[at++]!, r.windows.length)),
+      rates: rateReplies,
       concurrency: concurrency.map(() => parseConcurrencyReply(replies[at++]!)),
     };
     if (heartbeat) reply.heartbeat = parseHeartbeatReply(replies[at++]!);

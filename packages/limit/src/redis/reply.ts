@@ -1,6 +1,6 @@
 import { StoreReplyError } from "../store/errors.js";
 import type { ConcurrencyReply, HeartbeatReply, RateReply, WindowState } from "../store/types.js";
-import type { RedisReply } from "./exec.js";
+import type { RedisReply, RedisValue } from "./exec.js";
 
 /**
  * Reading script replies: exact lengths, numbers from integers or strings, and negative counts read as
@@ -53,6 +53,24 @@ export function parseRateReply(value: RedisReply, windows: number): RateReply {
     others: count(r[5], "others"),
     windows: states,
   };
+}
+
+/**
+ * One rate script call's reply for several keys: each key's reply (6 + 4 nw entries, `windows[j]`
+ * being its nw) concatenated in key order; the total length is exact.
+ */
+export function parseRateReplies(value: RedisReply, windows: readonly number[]): RateReply[] {
+  let total = 0;
+  for (const nw of windows) total += 6 + 4 * nw;
+  const r = array(value, "rate", (n) => n === total) as RedisValue[];
+  if (windows.length === 1) return [parseRateReply(r, windows[0]!)];
+  const out: RateReply[] = [];
+  let at = 0;
+  for (const nw of windows) {
+    out.push(parseRateReply(r.slice(at, at + 6 + 4 * nw), nw));
+    at += 6 + 4 * nw;
+  }
+  return out;
 }
 
 /** `[now, kept, granted, direct, others]`. */

@@ -76,8 +76,12 @@ export type RateScriptArg =
 /**
  * Rate: push hits, keep or give back credit, grant a fair share, admit waiters directly; replicas left
  * waiting take a ticket, and one unit stays held for each older ticket (store/turns.ts).
- * After the named ARGV slots come limit, windowMs, burst of each window.
- * Reply: [now, kept, avail, granted, direct, others, then idx, cur, prev, tat per window].
+ * One call serves one key or several: KEYS[j] is the j-th key's hash, and ARGV holds one block per
+ * key, in order: the named slots, then limit, windowMs, burst of each window. With one key this is
+ * the single-key layout. Reply: each key's [now, kept, avail, granted, direct, others, then idx, cur,
+ * prev, tat per window], concatenated in key order (6 + 4 nw entries per key).
+ * Redis TIME is read at most once per call; each key's writes are one HSET (and an HDEL only when a
+ * field goes) and one PEXPIRE.
  */
 export const RATE_SCRIPT: LuaScript<RateScriptKey, RateScriptArg> = {
   name: "rate",
@@ -101,38 +105,28 @@ export const RATE_SCRIPT: LuaScript<RateScriptKey, RateScriptArg> = {
     "pushTotal",
   ],
   source: `${PRELUDE}
-local key = KEYS[1]                    -- rl2:{<service>:<subject>}:<hash16>
-local alg = tonumber(ARGV[1])          -- 0 fixed window, 1 sliding window, 2 token bucket
-local nw = tonumber(ARGV[2])           -- number of windows
-local pod = ARGV[3]                    -- this replica
-local hits = tonumber(ARGV[4])         -- hits to charge at now
-local unused = tonumber(ARGV[5])       -- credit the replica still holds
-local want = tonumber(ARGV[6])         -- new credit wanted
-local need = tonumber(ARGV[7])         -- requests waiting now
-local allowance = tonumber(ARGV[8])    -- min(localAllowance, 1)
-local replicas = tonumber(ARGV[9])     -- live replicas of the service
-local ttl = tonumber(ARGV[10])         -- lease life, ms
-local now = storeNow(tonumber(ARGV[11]))
-local hitsOld = tonumber(ARGV[12])     -- hits admitted before the last boundary
-local tOld = tonumber(ARGV[13])        -- when those were admitted
-local batch = tonumber(ARGV[14])       -- credit a replica with requests waiting may take (0: none)
-local pushId = ARGV[15]                -- names the replica key state's push total ('' : none)
-local pushTotal = tonumber(ARGV[16])   -- units that key state pushed so far, these hits included
--- ARGV[17 + 3(i-1)], [18 + 3(i-1)], [19 + 3(i-1)]: limit, windowMs, burst of window i
-
-local limits, widths, bursts = {}, {}, {}
-local largest = 0
-for i = 1, nw do
-  limits[i] = tonumber(ARGV[14 + 3 * i])
-  widths[i] = tonumber(ARGV[15 + 3 * i])
-  bursts[i] = tonumber(ARGV[16 + 3 * i])
-  if widths[i] > largest then largest = widths[i] end
+local timeNow = nil                    -- Redis TIME, read once per call
+local function callNow(given)
+  if given > 0 then return given end
+  if timeNow == nil then timeNow = storeNow(0) end
+  return timeNow
 end
 
 local function windowIndex(t, w)
   if t <= 0 then return 0 end
   return math.floor(t / w)
 end
+
+-- the key being served: set by rateKey, read by the helpers below (defined once per call, not per key)
+local alg, now, limits, widths, bursts, dels, sets
+-- fields to delete, then fields to write: one HDEL (when any) and one HSET at the end. No field is
+-- written and then deleted, so deleting first leaves what the steps in order would.
+local function del(name) dels[#dels + 1] = name end
+local function set(name, value)
+  sets[#sets + 1] = name
+  sets[#sets + 1] = value
+end
+
 local function capacity(i)
   if alg == 2 then return bursts[i] end
   return limits[i]
@@ -170,6 +164,46 @@ local function usage(s, i, t)
   return s[3] * (1 - pos / w) + s[2]
 end
 
+-- the number of a live "n:expiry" field; a malformed or expired one is deleted (nil)
+local function liveField(name, value)
+  local n, expiry = readLease(value)
+  if n == nil or expiry == nil or expiry <= now then
+    del(name)
+    return nil
+  end
+  return n
+end
+
+-- one key: its block starts after ARGV[base]; its reply entries are appended to out
+local function rateKey(key, base, out)
+alg = tonumber(ARGV[base + 1])         -- 0 fixed window, 1 sliding window, 2 token bucket
+local nw = tonumber(ARGV[base + 2])    -- number of windows
+local pod = ARGV[base + 3]             -- this replica
+local hits = tonumber(ARGV[base + 4])  -- hits to charge at now
+local unused = tonumber(ARGV[base + 5]) -- credit the replica still holds
+local want = tonumber(ARGV[base + 6])  -- new credit wanted
+local need = tonumber(ARGV[base + 7])  -- requests waiting now
+local allowance = tonumber(ARGV[base + 8]) -- min(localAllowance, 1)
+local replicas = tonumber(ARGV[base + 9]) -- live replicas of the service
+local ttl = tonumber(ARGV[base + 10])  -- lease life, ms
+now = callNow(tonumber(ARGV[base + 11]))
+local hitsOld = tonumber(ARGV[base + 12]) -- hits admitted before the last boundary
+local tOld = tonumber(ARGV[base + 13]) -- when those were admitted
+local batch = tonumber(ARGV[base + 14]) -- credit a replica with requests waiting may take (0: none)
+local pushId = ARGV[base + 15]         -- names the replica key state's push total ('' : none)
+local pushTotal = tonumber(ARGV[base + 16]) -- units that key state pushed so far, these hits included
+-- ARGV[base + 17 + 3(i-1)], [+18], [+19]: limit, windowMs, burst of window i
+
+limits, widths, bursts = {}, {}, {}
+local largest = 0
+for i = 1, nw do
+  limits[i] = tonumber(ARGV[base + 14 + 3 * i])
+  widths[i] = tonumber(ARGV[base + 15 + 3 * i])
+  bursts[i] = tonumber(ARGV[base + 16 + 3 * i])
+  if widths[i] > largest then largest = widths[i] end
+end
+dels, sets = {}, {}
+
 -- 1. read windows, leases and turns; expired leases and turns go
 local fields = redis.call('HGETALL', key)
 local stored, nstored = {}, 0
@@ -177,15 +211,6 @@ local mineLive, mine, others = false, 0, 0
 local myTicket, tickets, nextTicket = nil, {}, 1
 local pushField, remembered = nil, nil
 if pushId ~= '' then pushField = 'P:' .. pushId .. ':' .. pod end
--- the number of a live "n:expiry" field; a malformed or expired one is deleted (nil)
-local function liveField(name, value)
-  local n, expiry = readLease(value)
-  if n == nil or expiry == nil or expiry <= now then
-    redis.call('HDEL', key, name)
-    return nil
-  end
-  return n
-end
 for f = 1, #fields, 2 do
   local name, value = fields[f], fields[f + 1]
   local prefix = string.sub(name, 1, 2)
@@ -238,7 +263,7 @@ for i = 1, nw do
 end
 if reset then
   for n in pairs(stored) do
-    if n > nw or n < 1 then redis.call('HDEL', key, 'w' .. n) end
+    if n > nw or n < 1 then del('w' .. n) end
   end
 end
 
@@ -250,7 +275,7 @@ if pushField then
     hitsOld = hitsOld - fromOld
     hits = hits - (seen - fromOld)
   end
-  redis.call('HSET', key, pushField, fmt(math.max(remembered or 0, pushTotal)) .. ':' .. fmt(now + ttl))
+  set(pushField, fmt(math.max(remembered or 0, pushTotal)) .. ':' .. fmt(now + ttl))
 end
 -- old hits at their time, new hits at now
 for i = 1, nw do
@@ -274,37 +299,52 @@ if direct > 0 then
   for i = 1, nw do apply(states[i], i, now, direct) end
 end
 -- 7. write back
-local reply = {fmt(now), kept, avail, granted, direct, others}
-local hset = {}
+local at = #out
+out[at + 1] = fmt(now)
+out[at + 2] = kept
+out[at + 3] = avail
+out[at + 4] = granted
+out[at + 5] = direct
+out[at + 6] = others
+at = at + 6
 for i = 1, nw do
   local s = states[i]
-  hset[#hset + 1] = 'w' .. i
-  hset[#hset + 1] = fmt(s[1]) .. ':' .. fmt(s[2]) .. ':' .. fmt(s[3]) .. ':' .. fmt(s[4])
-  reply[#reply + 1] = s[1]
-  reply[#reply + 1] = s[2]
-  reply[#reply + 1] = s[3]
-  reply[#reply + 1] = fmt(s[4])
+  set('w' .. i, fmt(s[1]) .. ':' .. fmt(s[2]) .. ':' .. fmt(s[3]) .. ':' .. fmt(s[4]))
+  out[at + 1] = s[1]
+  out[at + 2] = s[2]
+  out[at + 3] = s[3]
+  out[at + 4] = fmt(s[4])
+  at = at + 4
 end
-redis.call('HSET', key, unpack(hset))
 local held = kept + granted
 if held > 0 then
-  redis.call('HSET', key, 'L:' .. pod, fmt(held) .. ':' .. fmt(now + ttl))
-else
-  redis.call('HDEL', key, 'L:' .. pod)
+  set('L:' .. pod, fmt(held) .. ':' .. fmt(now + ttl))
+elseif mineLive then
+  del('L:' .. pod) -- an expired one is in dels already
 end
 -- served (its batch, or without one anything): back of the line next time; left short with requests
 -- waiting: take (or keep) a ticket
 if granted + direct >= math.max(1, batch) then
-  if myTicket ~= nil then redis.call('HDEL', key, 'Q:' .. pod) end
+  if myTicket ~= nil then del('Q:' .. pod) end
 elseif need > 0 then
   if myTicket == nil then
     myTicket = nextTicket
-    redis.call('HSET', key, 'q', fmt(nextTicket + 1))
+    set('q', fmt(nextTicket + 1))
   end
-  redis.call('HSET', key, 'Q:' .. pod, fmt(myTicket) .. ':' .. fmt(now + ttl / 3))
+  set('Q:' .. pod, fmt(myTicket) .. ':' .. fmt(now + ttl / 3))
 end
+if #dels > 0 then redis.call('HDEL', key, unpack(dels)) end
+redis.call('HSET', key, unpack(sets))
 redis.call('PEXPIRE', key, string.format('%d', math.floor(2 * largest + ttl + 1000)))
-return reply
+return base + 16 + 3 * nw
+end
+
+local out = {}
+local base = 0
+for j = 1, #KEYS do
+  base = rateKey(KEYS[j], base, out)
+end
+return out
 `,
 };
 

@@ -227,4 +227,80 @@ describe("RedisStore", () => {
     ).rejects.toBeInstanceOf(StoreRequestError);
     expect(exec.pipelines).toHaveLength(0);
   });
+
+  it("serves several subjects in one script call on a single Redis, replies split per key", async () => {
+    const exec = new FakeExec();
+    Object.assign(exec, { singleNode: true });
+    const reply2 = ["1750000000000.5", 1, 7, 2, 0, 0, 1750000000, 3, 1, "0", 9, 8, 7, "6"];
+    exec.reply = (c) => (c.args[1] === RATE_SHA ? [...RATE_REPLY.slice(0, 10), ...reply2] : 1);
+    const second = rate({
+      key: "rl2:{s:other}:0000000000000002",
+      hits: 0,
+      windows: [
+        { limit: 10, windowMs: 1000, burst: 10 },
+        { limit: 100, windowMs: 60000, burst: 100 },
+      ],
+    });
+    const reply = await new RedisStore(exec).round({
+      releases: [],
+      rates: [rate(), second],
+      concurrency: [],
+    });
+    const round = exec.pipelines[1]!;
+    expect(round).toHaveLength(1);
+    expect(round[0]!.key).toBe("rl2:{s:k}:0000000000000001");
+    expect(round[0]!.args.slice(2, 5)).toEqual([
+      "2",
+      "rl2:{s:k}:0000000000000001",
+      "rl2:{s:other}:0000000000000002",
+    ]);
+    // one argument block per key: 16 named slots then 3 per window
+    expect(round[0]!.args).toHaveLength(5 + 19 + 22);
+    expect(round[0]!.args.slice(5 + 19, 5 + 19 + 4)).toEqual(["1", "2", "p1", "0"]);
+    expect(reply.rates[0]!.granted).toBe(3);
+    expect(reply.rates[1]).toEqual({
+      now: 1_750_000_000_000.5,
+      kept: 1,
+      avail: 7,
+      granted: 2,
+      direct: 0,
+      others: 0,
+      windows: [
+        { idx: 1_750_000_000, cur: 3, prev: 1, tat: 0 },
+        { idx: 9, cur: 8, prev: 7, tat: 6 },
+      ],
+    });
+  });
+
+  it("shares a call only between keys of one hash slot when Redis may be a cluster, up to keysPerCall", async () => {
+    const exec = new FakeExec();
+    exec.reply = (c) =>
+      c.args[1] === RATE_SHA ? Array.from({ length: Number(c.args[2]) }, () => RATE_REPLY).flat() : 1;
+    const keys = ["rl2:{s:a}:1", "rl2:{s:b}:1", "rl2:{s:a}:2", "rl2:{s:a}:3"];
+    const reply = await new RedisStore(exec, { keysPerCall: 2 }).round({
+      releases: [],
+      rates: keys.map((key) => rate({ key })),
+      concurrency: [],
+    });
+    expect(exec.pipelines[1]!.map((c) => c.args.slice(3, 3 + Number(c.args[2])))).toEqual([
+      ["rl2:{s:a}:1", "rl2:{s:a}:2"],
+      ["rl2:{s:b}:1"],
+      ["rl2:{s:a}:3"],
+    ]);
+    expect(reply.rates.map((r) => r.granted)).toEqual([3, 3, 3, 3]);
+    expect(() => new RedisStore(exec, { keysPerCall: 0 })).toThrow(/keysPerCall/);
+  });
+
+  it("rejects a several-key reply of the wrong total length", async () => {
+    const exec = new FakeExec();
+    Object.assign(exec, { singleNode: true });
+    exec.reply = (c) => (c.args[1] === RATE_SHA ? RATE_REPLY : 1);
+    await expect(
+      new RedisStore(exec).round({
+        releases: [],
+        rates: [rate(), rate({ key: "rl2:{s:x}:1" })],
+        concurrency: [],
+      }),
+    ).rejects.toBeInstanceOf(StoreReplyError);
+  });
 });
