@@ -1,16 +1,8 @@
+import type { ratio as Ratio } from "./targets.js";
 import type { CaseResult, Target } from "./types.js";
 
-type Ratio = (
-  cases: readonly CaseResult[],
-  name: string,
-  goal: string,
-  num: [string, string],
-  den: [string, string],
-  met: (r: number) => boolean,
-) => Target;
-
 /** Issue 20's HTTP targets (req/s ratios of the `http` case), the hardest row of each kind. */
-export function httpTargets(cases: readonly CaseResult[], ratio: Ratio): Target[] {
+export function httpTargets(cases: readonly CaseResult[], ratio: typeof Ratio): Target[] {
   const vs = (name: string, ours: string, peer: string, goal = ">= 1x", min = 1) =>
     ratio(cases, name, goal, ["http", ours], ["http", peer], (r) => r >= min);
   return [

@@ -1,16 +1,8 @@
+import type { ratio as Ratio } from "./targets.js";
 import type { CaseResult, Target } from "./types.js";
 
-type Ratio = (
-  cases: readonly CaseResult[],
-  name: string,
-  goal: string,
-  num: [string, string],
-  den: [string, string],
-  met: (r: number) => boolean,
-) => Target;
-
 /** Issue 17's bench targets (the `settle-wait` case), as same-run ratios. */
-export function settleWaitTargets(cases: readonly CaseResult[], ratio: Ratio): Target[] {
+export function settleWaitTargets(cases: readonly CaseResult[], ratio: typeof Ratio): Target[] {
   const at = (id: string): [string, string] => ["settle-wait", id];
   return [
     ratio(

@@ -4,37 +4,14 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { LimiterClosedError } from "../../src/cluster/errors.js";
-import { configHash, rateStoreKey } from "../../src/cluster/keys.js";
 import { Limiter } from "../../src/cluster/limiter.js";
 import { InvalidSettleError } from "../../src/cluster/settle.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
 import type { WindowSpec } from "../../src/store/types.js";
+import { storeCount } from "./store-probe.js";
 
 const SPEC: WindowSpec[] = [{ limit: 1000, windowMs: 60_000, burst: 1000 }];
 const POLICY = { algorithm: "fixed_window", requestsPerMinute: 1000, localAllowance: 0.8 } as const;
-
-/** The store's count of subject `subject`'s current fixed window. */
-function storeCount(store: MemoryStore, clock: ManualClock, subject = "k"): number {
-  const reply = store.rate(
-    {
-      key: rateStoreKey("t", subject, configHash(0, SPEC)),
-      alg: 0,
-      windows: SPEC,
-      pod: "probe",
-      hits: 0,
-      hitsOld: 0,
-      tOld: 0,
-      unused: 0,
-      want: 0,
-      need: 0,
-      allowance: 0.8,
-      replicas: 1,
-      leaseTtlMs: 1,
-    },
-    clock.unixMs(),
-  );
-  return reply.windows[0]!.cur;
-}
 
 /** One replica on a minute + 1 ms, holding credit (its policy set before the first sync). */
 async function setup(subject = "k") {
@@ -56,7 +33,7 @@ describe("settle", () => {
     for (let i = 0; i < 10; i++) expect(limiter.settle("k", 5, at)).toBe(5);
     expect(store.rounds).toBe(rounds);
     await limiter.syncNow(true);
-    expect(storeCount(store, clock)).toBe(150);
+    expect(storeCount(store, clock, SPEC)).toBe(150);
   });
 
   it("a refund before the push is never pushed; after the push its units are reused unpushed", async () => {
@@ -65,15 +42,15 @@ describe("settle", () => {
     expect(limiter.tryAdmit("k", 100)).toBe(true);
     expect(limiter.settle("k", -60, at)).toBe(-60);
     await limiter.syncNow(true);
-    expect(storeCount(store, clock)).toBe(40);
+    expect(storeCount(store, clock, SPEC)).toBe(40);
     at = limiter.storeTime();
     expect(limiter.tryAdmit("k", 100)).toBe(true);
     await limiter.syncNow(true);
-    expect(storeCount(store, clock)).toBe(140);
+    expect(storeCount(store, clock, SPEC)).toBe(140);
     expect(limiter.settle("k", -30, at)).toBe(-30);
     expect(limiter.tryAdmit("k", 30)).toBe(true);
     await limiter.syncNow(true);
-    expect(storeCount(store, clock)).toBe(140);
+    expect(storeCount(store, clock, SPEC)).toBe(140);
   });
 
   it("a refund after its window ended returns nothing; units refunded and unused lapse with the window", async () => {
@@ -88,7 +65,7 @@ describe("settle", () => {
     let admitted = 0;
     for (let i = 0; i < 20 && limiter.tryAdmit("k", 10) === true; i++) admitted += 10;
     await limiter.syncNow(true);
-    expect(storeCount(store, clock)).toBe(admitted);
+    expect(storeCount(store, clock, SPEC)).toBe(admitted);
   });
 
   it("a charge past the limit leaves debt: requests are denied, and a fixed window repays it next window", async () => {
@@ -97,11 +74,11 @@ describe("settle", () => {
     expect((await limiter.check("k", 900)).kind).toBe("allow");
     expect(limiter.settle("k", 300, at)).toBe(300); // actual 1200 of a 1000 limit: 200 of debt
     await limiter.syncNow(true);
-    expect(storeCount(store, clock)).toBe(1200);
+    expect(storeCount(store, clock, SPEC)).toBe(1200);
     expect((await limiter.check("k", 1)).kind).toBe("deny");
     clock.advance(60_000);
     await limiter.syncNow(true);
-    expect(storeCount(store, clock)).toBe(200); // repaid from the next budget
+    expect(storeCount(store, clock, SPEC)).toBe(200); // repaid from the next budget
     let admitted = 0;
     for (let i = 0; i < 200; i++) if ((await limiter.check("k", 10)).kind === "allow") admitted += 10;
     expect(admitted).toBe(800);
@@ -116,7 +93,7 @@ describe("settle", () => {
     expect((await limiter.check("tenant:a", 10)).kind).toBe("allow");
     expect(limiter.settle("tenant:a", 15, at)).toBe(15);
     await limiter.syncNow(true);
-    expect(storeCount(store, clock, "tenant:a")).toBe(25);
+    expect(storeCount(store, clock, SPEC, "tenant:a")).toBe(25);
     expect(limiter.settle("nobody", 5, at)).toBe(0);
   });
 

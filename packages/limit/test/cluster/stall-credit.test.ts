@@ -2,20 +2,11 @@
 
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
-import { Limiter } from "../../src/cluster/limiter.js";
+import type { Limiter } from "../../src/cluster/limiter.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
+import { replicasOn } from "./store-probe.js";
 
 const FIXED_100 = { algorithm: "fixed_window", requestsPerSecond: 100, localAllowance: 0.8 } as const;
-
-async function replicasOn(store: MemoryStore, clock: ManualClock, n: number): Promise<Limiter[]> {
-  const out = Array.from(
-    { length: n },
-    (_, i) => new Limiter({ service: "t", podId: `p${i}` }, store, clock),
-  );
-  for (const l of out) l.setPolicy("k", FIXED_100);
-  for (let pass = 0; pass < 2; pass++) for (const l of out) await l.syncNow(true);
-  return out;
-}
 
 function toSecond(clock: ManualClock, plusMs: number): void {
   clock.set((Math.floor(clock.unixMs() / 1000) + 1) * 1000 + plusMs);
@@ -33,7 +24,7 @@ describe("credit during a stall", () => {
     it(`credit taken before a stall lapses with its window (decisions during the stall: ${decideDuringStall})`, async () => {
       const clock = new ManualClock();
       const store = new MemoryStore(clock);
-      const replicas = await replicasOn(store, clock, 4);
+      const replicas = await replicasOn(store, clock, 4, FIXED_100);
       for (const l of replicas) await l.start();
       toSecond(clock, 700);
       // busy keys: the store grants each replica credit for the rest of the window

@@ -2,13 +2,12 @@
 
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
-import { configHash, rateStoreKey } from "../../src/cluster/keys.js";
-import { Limiter } from "../../src/cluster/limiter.js";
+import type { Limiter } from "../../src/cluster/limiter.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
 import type { RoundReply, RoundRequest, Store } from "../../src/store/types.js";
+import { replicasOn, storeCount } from "./store-probe.js";
 
 const FIXED_100 = { algorithm: "fixed_window", requestsPerSecond: 100, localAllowance: 0.8 } as const;
-const SPEC = [{ limit: 100, windowMs: 1000, burst: 100 }];
 const PER_MINUTE = { algorithm: "fixed_window", requestsPerMinute: 100, localAllowance: 0.8 } as const;
 const MINUTE_SPEC = [{ limit: 100, windowMs: 60_000, burst: 100 }];
 
@@ -29,40 +28,6 @@ class FaultyStore implements Store {
   }
 }
 
-/** The store's count of the key's current fixed window. */
-function storeCount(store: MemoryStore, clock: ManualClock, spec = SPEC): number {
-  const key = rateStoreKey("t", "k", configHash(0, spec));
-  const reply = store.rate(
-    {
-      key,
-      alg: 0,
-      windows: spec,
-      pod: "probe",
-      hits: 0,
-      hitsOld: 0,
-      tOld: 0,
-      unused: 0,
-      want: 0,
-      need: 0,
-      allowance: 0.8,
-      replicas: 1,
-      leaseTtlMs: 1,
-    },
-    clock.unixMs(),
-  );
-  return reply.windows[0]!.cur;
-}
-
-async function replicasOn(store: Store, clock: ManualClock, n: number): Promise<Limiter[]> {
-  const out = Array.from(
-    { length: n },
-    (_, i) => new Limiter({ service: "t", podId: `p${i}` }, store, clock),
-  );
-  for (const l of out) l.setPolicy("k", FIXED_100);
-  for (let pass = 0; pass < 2; pass++) for (const l of out) await l.syncNow(true);
-  return out;
-}
-
 async function decide(l: Limiter): Promise<boolean> {
   return (l.tryCheck("k") ?? (await l.check("k"))).kind !== "deny";
 }
@@ -76,7 +41,7 @@ describe("idempotent rounds", () => {
     const clock = new ManualClock();
     const inner = new MemoryStore(clock);
     const store = new FaultyStore(inner, clock);
-    const [l] = await replicasOn(store, clock, 1);
+    const [l] = await replicasOn(store, clock, 1, FIXED_100);
     l!.setPolicy("k", PER_MINUTE);
     clock.set((Math.floor(clock.unixMs() / 60_000) + 1) * 60_000 + 10);
     await l!.syncNow(true);
@@ -98,7 +63,7 @@ describe("a store that stalls", () => {
   it("counts as failing once a round is unanswered longer than cacheTtlMs: fail-static, not waits", async () => {
     const clock = new ManualClock();
     const inner = new MemoryStore(clock);
-    const replicas = await replicasOn(inner, clock, 4);
+    const replicas = await replicasOn(inner, clock, 4, FIXED_100);
     toNextSecond(clock, 10);
     inner.setLatency(5000);
     const stalled = replicas.map((l) => l.syncNow(true));
@@ -124,7 +89,7 @@ describe("a slow store", () => {
   it("waits adapt to the measured round trip: with 4 replicas, no decision without a reply", async () => {
     const clock = new ManualClock();
     const inner = new MemoryStore(clock);
-    const replicas = await replicasOn(inner, clock, 4);
+    const replicas = await replicasOn(inner, clock, 4, FIXED_100);
     inner.setLatency(40);
     toNextSecond(clock, 10);
     const pending: Promise<boolean>[] = [];
@@ -147,7 +112,7 @@ describe("an outage", () => {
   it("fail-static counts what the view knew was admitted in the window it starts in", async () => {
     const clock = new ManualClock();
     const inner = new MemoryStore(clock);
-    const replicas = await replicasOn(inner, clock, 4);
+    const replicas = await replicasOn(inner, clock, 4, FIXED_100);
     toNextSecond(clock, 10);
     let admitted = 0;
     for (let i = 0; i < 80; i++) if (await decide(replicas[i % 4]!)) admitted++;
@@ -166,7 +131,7 @@ describe("an outage", () => {
   it("an empty restart: the replica count does not drop for 3 heartbeats, recovery is paced", async () => {
     const clock = new ManualClock();
     const store = new FaultyStore(new MemoryStore(clock), clock);
-    const replicas = await replicasOn(store, clock, 4);
+    const replicas = await replicasOn(store, clock, 4, FIXED_100);
     expect(replicas[0]!.replicas()).toBe(4);
     store.inner.setFailing(true);
     for (const l of replicas) await l.syncNow(true);
