@@ -149,8 +149,10 @@ export function certainlyFull(k: RateKeyState, cost: number, t: number): boolean
  * left (see docs/protocol.md#s2-5): the view's free units at `t`, less the credit others held, this
  * replica's unused credit and the admits the store has not seen, split over the replicas, counting
  * the overruns since that view. Only in the window the view was taken in (others get a later
- * window's credit from the store meanwhile). A store that answers, only late (`storeAnswering`),
- * keeps granting the free units to other replicas: then only a replica alone (N = 1) overruns.
+ * window's credit from the store meanwhile), except for a replica alone (N = 1) with an answered
+ * view: that view, carried to `t`, is the whole truth. A store that answers, only late
+ * (`storeAnswering`), keeps granting the free units to other replicas: then only a replica alone
+ * overruns.
  */
 export function overrunFits(
   k: RateKeyState,
@@ -161,7 +163,8 @@ export function overrunFits(
   storeAnswering: boolean,
 ): boolean {
   if (storeAnswering && replicas > 1) return false;
-  if (Math.floor(t / k.minWindowMs) !== Math.floor(viewT / k.minWindowMs)) return false;
+  const alone = replicas === 1 && k.view.answered;
+  if (!alone && Math.floor(t / k.minWindowMs) !== Math.floor(viewT / k.minWindowMs)) return false;
   const before = k.view.reservedOthers + k.localExtra() - k.overrunSinceView + k.unused();
   for (let i = 0; i < k.windows.length; i++) {
     const left = free(k.alg, k.windows[i]!, k.view.windows[i]!, t) - before;

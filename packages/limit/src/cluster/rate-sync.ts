@@ -153,17 +153,14 @@ export function exhaustedWaitMs(
   const ms = longestRetryMs(k.alg, k.windows, reply.windows, t, reserved);
   // a batch is one pacing interval's share: asking later than that would leave units idle
   let wait = Math.min(ms, batch > 0 ? pacingMs(k, replicas) : k.policy.syncIntervalMs);
-  // Extension: a fixed window with no unit left frees none before it ends, whoever holds credit, so
-  // waiting for its end saves a round trip every syncIntervalMs. Capped at the quiet key's period,
-  // so a denial never rests on a view older than that (a store that lost its data).
+  // Extension: a fixed window with no unit left frees none before it ends, whoever holds credit (the
+  // store's count only grows within a window), so the key is denied locally until the window's reset:
+  // no round per burst, nor one a second per key over its limit.
   if (k.alg === FIXED_WINDOW) {
-    const cap = Math.max(env.options.slowSyncMs, k.policy.syncIntervalMs);
     for (let i = 0; i < k.windows.length; i++) {
       const w = k.windows[i]!;
       const st = reply.windows[i]!;
-      if (free(FIXED_WINDOW, w, st, t) < 1) {
-        wait = Math.max(wait, Math.min(retryAfterMs(FIXED_WINDOW, w, st, t, 0), cap));
-      }
+      if (free(FIXED_WINDOW, w, st, t) < 1) wait = Math.max(wait, retryAfterMs(FIXED_WINDOW, w, st, t, 0));
     }
   }
   return wait;

@@ -132,13 +132,18 @@ describe("applying a rate reply", () => {
     expect(k.exhaustedUntil).toBeLessThanOrEqual(110 + k.policy.syncIntervalMs);
     expect(k.nothingToPush()).toBe(true);
   });
-  it("a fixed window with no unit left waits for its end, capped at the quiet key's period", () => {
+  it("a fixed window with no unit left waits for its end (its reset), however far", () => {
     const e = env();
     const k = rateKey({ algorithm: "fixed_window", requestsPerMinute: 100 });
     const s = buildRateSend(e, k, 100);
     const full = [{ idx: Math.floor(STORE_START / 60_000), cur: 100, prev: 0, tat: 0 }];
     applyRateReply(e, s, reply({ avail: 0, windows: full }), 110, false);
-    expect(k.exhaustedUntil).toBe(110 + e.options.slowSyncMs);
+    // store time of the reset: the minute's end (before, capped at slowSyncMs: a round a second)
+    expect(k.exhaustedUntil + e.health.offset).toBeCloseTo(
+      (Math.floor(STORE_START / 60_000) + 1) * 60_000,
+      6,
+    );
+    expect(k.exhaustedUntil - 110).toBeGreaterThan(e.options.slowSyncMs);
   });
   it("clears the boundary snapshot once the admits it marked were sent", () => {
     const e = env();
