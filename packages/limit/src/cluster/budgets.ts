@@ -9,6 +9,17 @@ export interface Budget {
   cost?: number;
 }
 
+/** `checkAll` was given something other than a list of `{ subject, cost? }`; `field` names the bad part. */
+export class InvalidBudgetsError extends TypeError {
+  override readonly name = "InvalidBudgetsError";
+  constructor(
+    readonly field: string,
+    got: unknown,
+  ) {
+    super(`checkAll: ${field} must be ${field === "budgets" ? "an array" : "a string"}, got ${typeof got}`);
+  }
+}
+
 /** What a multi-budget decision needs of the Limiter. */
 export interface BudgetLimiter {
   tryCheck(subject: string, cost?: number): Decision | undefined;
@@ -25,10 +36,12 @@ export interface BudgetLimiter {
  * `unlimited`.
  */
 export async function checkAll(limiter: BudgetLimiter, budgets: readonly Budget[]): Promise<Decision> {
-  for (const b of budgets) {
+  if (!Array.isArray(budgets)) throw new InvalidBudgetsError("budgets", budgets);
+  budgets.forEach((b: Budget | null | undefined, i) => {
+    if (typeof b?.subject !== "string") throw new InvalidBudgetsError(`budgets[${i}].subject`, b?.subject);
     const cost = b.cost ?? 1;
     if (!Number.isSafeInteger(cost) || cost < 0) throw new InvalidCostError(cost);
-  }
+  });
   const taken: Array<{ subject: string; cost: number; at: number }> = [];
   let answer: Decision = UNLIMITED;
   let tightest = Number.POSITIVE_INFINITY;

@@ -1,4 +1,4 @@
-export type { Budget } from "./budgets.js";
+export { type Budget, InvalidBudgetsError } from "./budgets.js";
 export {
   LIMITER_DEFAULTS,
   type LimiterOptions,

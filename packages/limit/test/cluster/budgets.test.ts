@@ -3,6 +3,7 @@
 
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
+import type { Budget } from "../../src/cluster/budgets.js";
 import { InvalidCostError } from "../../src/cluster/errors.js";
 import { Limiter } from "../../src/cluster/limiter.js";
 import { SeededRandom } from "../../src/cluster/prng.js";
@@ -50,6 +51,14 @@ describe("checkAll", () => {
     expect(d).toMatchObject({ kind: "allow", headers: { limit: 100 } }); // 20 % of tokens left, 90 % of requests
     expect(await limiter.checkAll([{ subject: "nobody" }])).toEqual({ kind: "unlimited" });
     await expect(limiter.checkAll([{ subject: "route:tpm", cost: -1 }])).rejects.toThrow(InvalidCostError);
+  });
+
+  it("a list that is not one rejects with InvalidBudgetsError naming the bad part", async () => {
+    const { limiter } = await oneReplica();
+    const bad = (v: unknown) => limiter.checkAll(v as Budget[]).catch((e: unknown) => e);
+    expect(await bad(null)).toMatchObject({ name: "InvalidBudgetsError", field: "budgets" });
+    expect(await bad([{ subject: "route:rpm" }, null])).toMatchObject({ field: "budgets[1].subject" });
+    expect(await bad([{ subject: 7 }])).toMatchObject({ field: "budgets[0].subject" });
   });
 
   it("4 replicas, random token counts: each budget counts exactly what was admitted in both", async () => {
