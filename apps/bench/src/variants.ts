@@ -3,6 +3,7 @@ import type { Variant } from "./harness.js";
 import { CALLERS, KeyWalk, splitCallers, walks } from "./keys.js";
 import type { CachedCounter } from "./peers/cached-counter.js";
 import { limiterPerKey } from "./peers/limiter-windows.js";
+import { tryCheckCallers, tryCheckOne } from "./scale/walk-variants.js";
 
 // Every loop below is written out per implementation on purpose: a shared loop calling a closure
 // would turn its call site megamorphic and slow every variant (the floor included) alike.
@@ -34,25 +35,7 @@ export function undecidedNote(c: UndecidedCounter, method = "tryCheck"): string 
 // ---- one caller -------------------------------------------------------------------------------
 
 export function resilTryCheckOne(limiter: Limiter, keys: readonly string[], c: UndecidedCounter): Variant {
-  const walk = new KeyWalk(keys);
-  return {
-    id: "resil-trycheck",
-    label: LABELS.trycheck,
-    async chunk(n) {
-      let ok = 0;
-      for (let i = 0; i < n; i++) {
-        const k = walk.next();
-        let d = limiter.tryCheck(k);
-        if (d === undefined) {
-          c.undecided++;
-          d = await limiter.check(k);
-        }
-        if (d.kind !== "deny") ok++;
-      }
-      c.total += n;
-      return ok;
-    },
-  };
+  return tryCheckOne("resil-trycheck", LABELS.trycheck, limiter, keys, c);
 }
 
 export function resilTryAdmitOne(limiter: Limiter, keys: readonly string[], c: UndecidedCounter): Variant {
@@ -144,28 +127,7 @@ export function resilTryCheckCallers(
   keys: readonly string[],
   c: UndecidedCounter,
 ): Variant {
-  const cursors = walks(keys, CALLERS);
-  return {
-    id: "resil-trycheck",
-    label: LABELS.trycheck,
-    chunk: (n) =>
-      splitCallers(n, CALLERS, async (t, ops) => {
-        const walk = cursors[t]!;
-        let ok = 0;
-        for (let i = 0; i < ops; i++) {
-          const k = walk.next();
-          let d = limiter.tryCheck(k);
-          if (d === undefined) {
-            c.undecided++;
-            d = await limiter.check(k);
-          }
-          if (d.kind !== "deny") ok++;
-          if ((i & 63) === 63) await null;
-        }
-        c.total += ops;
-        return ok;
-      }),
-  };
+  return tryCheckCallers("resil-trycheck", LABELS.trycheck, limiter, keys, c);
 }
 
 export function resilTryAdmitCallers(

@@ -8,7 +8,7 @@ import {
   type Store,
 } from "@resil/limit";
 import { SeededRandom } from "@resil/limit/testing";
-import { rateConfig } from "./limiter-backend.js";
+import { rateConfig, simLimiterOptions } from "./limiter-backend.js";
 import { type Popularity, SubjectPicker } from "./popularity.js";
 import { type Scenario, toleranceUnits, WINDOW_MS, windowBound } from "./scenario.js";
 import { Traffic } from "./traffic.js";
@@ -134,22 +134,7 @@ export async function runKeys(s: Scenario, keys: KeysOptions): Promise<KeysRun> 
   const o = s.limiter;
   const replicas: Limiter[] = [];
   for (let i = 0; i < s.replicas; i++) {
-    const l = new Limiter(
-      {
-        service: "sim",
-        podId: `pod-${i}`,
-        onStoreUnavailable: o.onStoreUnavailable,
-        lastMile: o.lastMile,
-        heartbeatMs: o.heartbeatMs,
-        slowSyncMs: o.slowSyncMs,
-        leaseTtlMs: o.leaseTtlMs,
-        roundTimeoutMs: o.roundTimeoutMs,
-        tickMs: o.tickMs,
-        maxKeysPerRound: o.maxKeysPerRound,
-      },
-      store,
-      clock,
-    );
+    const l = new Limiter(simLimiterOptions(o, `pod-${i}`), store, clock);
     l.setFamily(KEYS_FAMILY, rateConfig(s));
     replicas.push(l);
   }

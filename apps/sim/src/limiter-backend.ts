@@ -1,4 +1,10 @@
-import { type AcquireResult, Limiter, MemoryStore, type RateLimitConfig } from "@resil/limit";
+import {
+  type AcquireResult,
+  Limiter,
+  type LimiterOptions,
+  MemoryStore,
+  type RateLimitConfig,
+} from "@resil/limit";
 import type { Backend } from "./engine.js";
 import type { Outcome, QuickVerdict, ReplicaContext, SimReplica, SlotResult } from "./replica.js";
 import type { Scenario } from "./scenario.js";
@@ -41,22 +47,7 @@ class LimiterReplica implements SimReplica {
     const s = ctx.scenario;
     const o = s.limiter;
     this.pod = ctx.pod;
-    this.limiter = new Limiter(
-      {
-        service: "sim",
-        podId: ctx.pod,
-        onStoreUnavailable: o.onStoreUnavailable,
-        lastMile: o.lastMile,
-        heartbeatMs: o.heartbeatMs,
-        slowSyncMs: o.slowSyncMs,
-        leaseTtlMs: o.leaseTtlMs,
-        roundTimeoutMs: o.roundTimeoutMs,
-        tickMs: o.tickMs,
-        maxKeysPerRound: o.maxKeysPerRound,
-      },
-      ctx.store,
-      ctx.clock,
-    );
+    this.limiter = new Limiter(simLimiterOptions(o, ctx.pod), ctx.store, ctx.clock);
     // The background loop starts only with the loop driver; the steps driver runs the rounds itself (@resil/limit docs/protocol.md#s6).
     this.limiter.setPolicy(SUBJECT, rateConfig(s), s.concurrency?.max ?? null);
   }
@@ -108,4 +99,20 @@ class LimiterReplica implements SimReplica {
   replicas(): number {
     return this.limiter.replicas();
   }
+}
+
+/** The limiter options a simulated replica runs with: the scenario's tuning, service "sim". */
+export function simLimiterOptions(o: Scenario["limiter"], podId: string): LimiterOptions {
+  return {
+    service: "sim",
+    podId,
+    onStoreUnavailable: o.onStoreUnavailable,
+    lastMile: o.lastMile,
+    heartbeatMs: o.heartbeatMs,
+    slowSyncMs: o.slowSyncMs,
+    leaseTtlMs: o.leaseTtlMs,
+    roundTimeoutMs: o.roundTimeoutMs,
+    tickMs: o.tickMs,
+    maxKeysPerRound: o.maxKeysPerRound,
+  };
 }
