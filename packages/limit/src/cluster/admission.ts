@@ -42,6 +42,8 @@ export interface WaitHooks<R> {
   kick(): void;
   closed(): boolean;
   storeFailing(): boolean;
+  /** The store's answer covered the wait but lapsed before it was read (a blocked event loop). */
+  lapsedOnArrival?(): boolean;
 }
 
 /** How a wait ended: with a decision, or without one (and whether the budget ran out). */
@@ -63,8 +65,9 @@ export async function waitForReplies<R>(
   op: "check" | "acquire",
   hooks: WaitHooks<R>,
 ): Promise<WaitOutcome<R>> {
-  const deadline = clock.monoMs() + budgetMs;
-  const registered = key.sendSeq;
+  let deadline = clock.monoMs() + budgetMs;
+  let registered = key.sendSeq;
+  let reasked = false;
   key.waiters += units;
   try {
     for (;;) {
@@ -78,7 +81,14 @@ export async function waitForReplies<R>(
       if (hooks.closed()) throw new LimiterClosedError(op);
       const result = hooks.attempt();
       if (result !== undefined) return { result, timedOut: false };
-      if (key.doneSeq > registered || hooks.storeFailing()) return { result: undefined, timedOut: false };
+      if (hooks.storeFailing()) return { result: undefined, timedOut: false };
+      if (key.doneSeq > registered) {
+        // the time went to this process, not to the store: ask once more, on a fresh budget
+        if (reasked || hooks.lapsedOnArrival?.() !== true) return { result: undefined, timedOut: false };
+        reasked = true;
+        registered = key.sendSeq;
+        deadline = clock.monoMs() + budgetMs;
+      }
     }
   } finally {
     key.waiters -= units;

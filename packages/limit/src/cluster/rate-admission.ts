@@ -130,6 +130,8 @@ export class RateAdmission {
         kick: () => void this.deps.exchange.syncAlone(k),
         closed: () => this.deps.closed(),
         storeFailing: () => this.deps.env.health.failing,
+        // enough units came, yet spending failed: their trust or their window ended before the read
+        lapsedOnArrival: () => k.unused() >= cost,
       },
     );
     const d = result ?? this.deps.admit(k, cost, ALLOW_SYNC);
