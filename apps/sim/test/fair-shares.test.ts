@@ -44,7 +44,7 @@ describe("fair shares for mixed costs: 1:0.9,50:0.1 at 3x a 300/s limit", () => 
   });
 
   // The pool's units wait free until a cost-50 request comes; a sliding window loses what is free at
-  // its end, so 90 % is not reached (measured 84-86 %): the floor held here is 80 %.
+  // its end, so 90 % is not reached (docs/protocol.md#s3-9): the floor held here is 80 %.
   it.each([4, 16])(
     "sliding window, %i replicas: each class within 20 % of its share, 80 % used",
     async (n) => {
@@ -60,7 +60,7 @@ describe("fair shares for mixed costs: 1:0.9,50:0.1 at 3x a 300/s limit", () => 
   );
 
   // A fixed window frees nothing before it ends: its last units (fewer than 50) can only go to cost-1
-  // requests, which so get about 1.5x their share (not asserted; the bar of 1.2x is not reached).
+  // requests, which so get more than 1.2x their share (not asserted; docs/protocol.md#s3-9).
   it.each([4, 16])(
     "fixed window, %i replicas: the cost-50 class within 20 % of its share, 90 % used",
     async (n) => {
