@@ -113,6 +113,11 @@ export async function runParity(opts: ParityOptions): Promise<ParityReport> {
         replicas: int(1, 4),
         leaseTtlMs: rnd() < 0.5 ? 300 : 3000,
       };
+      // extension: a large request waiting on a quarter of the asks (a pool), half of them with need to cover it
+      if (rnd() < 0.25) {
+        rate.head = int(2, 15);
+        if (rnd() < 0.5) rate.need = rate.head + int(0, 3);
+      }
       // extension: idempotent pushes on half the asks; a quarter of those resend (part of) an earlier push
       if (rnd() < 0.5) {
         const id = `${pod}-${int(1, 2)}`;

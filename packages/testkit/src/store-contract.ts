@@ -232,6 +232,46 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       expect(hash.has("Q:b")).toBe(false);
     });
 
+    it("keeps a large request's units in a pool that smaller asks leave, like MemoryStore", async () => {
+      const key = "rl2:{pool:case}:0000000000000001";
+      const memory = new MemoryStore();
+      const bucket: WindowSpec[] = [{ limit: 100, windowMs: 1000, burst: 100 }];
+      const ask = (pod: string, over: Partial<RateRequest> = {}) =>
+        rate(key, { pod, alg: 2, windows: bucket, allowance: 0.8, replicas: 4, leaseTtlMs: 3000, ...over });
+      const fixed: WindowSpec[] = [{ limit: 100, windowMs: 60_000, burst: 100 }];
+      const steps: Array<[number, RateRequest]> = [
+        [T0, ask("a", { hits: 70, need: 50, head: 50 })], // short: no part of it, a pool of 50
+        [T0 + 1, ask("b", { need: 1, want: 10 })], // leaves the pool: nothing
+        [T0 + 300, ask("c", { need: 50, head: 50 })], // takes 50
+        [T0 + 800, ask("b", { need: 3 })], // beyond the pool
+        [T0 + 1400, ask("b", { need: 1 })], // the pool lapsed a third of the lease after c's ask
+        [T0, ask("f", { alg: 0, windows: fixed, key: `${key}f`, hits: 80, need: 50, head: 50 })],
+        [T0 + 1, ask("g", { alg: 0, windows: fixed, key: `${key}f`, need: 1 })], // a fixed window: kept only if it fits
+      ];
+      const got: number[][][] = [[], []];
+      for (const [i, s] of [store, memory].entries()) {
+        for (const [now, request] of steps) {
+          const r = (await s.round({ now, releases: [], rates: [request], concurrency: [] })).rates[0]!;
+          got[i]!.push([r.others, r.avail, r.granted, r.direct]);
+        }
+      }
+      expect(got[0]).toEqual(got[1]);
+      // [others, avail, granted, direct]
+      expect(got[0]).toEqual([
+        [0, 30, 0, 0],
+        [51, -21, 0, 0],
+        [2, 58, 0, 50],
+        [51, 9, 0, 3],
+        [0, 100, 0, 1],
+        [0, 20, 0, 0],
+        [1, 19, 0, 1],
+      ]);
+      const hash = parseHash(await rawCommand(server.port, ["HGETALL", key]));
+      expect(hash.has("h")).toBe(false);
+      const fixedHash = parseHash(await rawCommand(server.port, ["HGETALL", `${key}f`]));
+      expect(fixedHash.get("h")).toBe(`50:${T0 + 1000}`);
+    });
+
     it("writes the layout of @resil/limit docs/protocol.md#s3-4: windows, leases, TTLs, registry", async () => {
       const key = "rl2:{layout:case}:0000000000000001";
       const cc = "cc2:{layout:case}:3";

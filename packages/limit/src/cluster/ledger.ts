@@ -1,6 +1,7 @@
 /**
  * Rare per-key bookkeeping, made on a key's first use of it (most keys never need it): direct units
- * dropped as their window ended (direct-units.ts), and settled extra charges with their debt (settle.ts).
+ * dropped as their window ended (direct-units.ts), settled extra charges with their debt (settle.ts),
+ * and the largest request waiting (rate-admission.ts).
  */
 export class KeyLedger {
   /** Unspent direct (or refunded, already pushed) units dropped as their window ended, ever. */
@@ -13,6 +14,8 @@ export class KeyLedger {
   debtWindow = -1;
   /** Debt noted in `extraWindow` so far (never more than `extraUnits`). */
   debtNoted = 0;
+  /** The largest cost among the requests waiting on a sync now (0: none above one unit; the request's `head`). */
+  head = 0;
 }
 
 /** The key's ledger, made on first use. */

@@ -15,6 +15,7 @@ import { emitEvent } from "./events.js";
 import type { Exchange } from "./exchange.js";
 import { decideDegraded, type LocalWindows, refreshLocalCredit } from "./fail-static.js";
 import { allowWithFreshHeaders, overCapacityDecision } from "./headers.js";
+import { ledgerOf } from "./ledger.js";
 import type { RateKeyState } from "./rate-key.js";
 import type { SyncTimers } from "./schedule.js";
 import { CREDIT_TRUST, type SyncEnv, windowEnd } from "./sync-maths.js";
@@ -119,6 +120,11 @@ export class RateAdmission {
 
   /** Waits for sync replies, redisTimeoutMs or a few measured round trips (see docs/protocol.md#s2-5). */
   async waitForSync(k: RateKeyState, cost: number): Promise<Decision> {
+    // the sync asks with the largest request waiting: the store keeps its units together (docs/protocol.md#s3-9)
+    if (cost >= 2) {
+      const l = ledgerOf(k);
+      if (cost > l.head) l.head = cost;
+    }
     const { result, timedOut } = await waitForReplies(
       this.deps.clock,
       k,
@@ -134,6 +140,7 @@ export class RateAdmission {
         lapsedOnArrival: () => k.unused() >= cost,
       },
     );
+    if (k.ledger !== undefined && k.waiters === 0) k.ledger.head = 0;
     const d = result ?? this.deps.admit(k, cost, ALLOW_SYNC);
     if (d !== undefined) return d;
     const now = this.deps.clock.monoMs();

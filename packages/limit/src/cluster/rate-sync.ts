@@ -90,6 +90,8 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
   const recovering = health.isRecovering(k.policy, now, options.tickMs);
   const target = Math.min(Math.max(Math.ceil(ewma * horizon * 3), 1), Math.max(k.minCapacity, 1));
   const unused = Math.min(k.unused(), target);
+  // Extension (fair shares, docs/protocol.md#s3-9): the largest request waiting, when above one unit
+  const head = recovering || k.waiters === 0 || k.ledger === undefined ? 0 : k.ledger.head;
   const request: RateRequest = {
     key: k.storeKey,
     alg: k.alg,
@@ -102,6 +104,7 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     want: recovering ? 0 : target - unused,
     need: recovering ? 0 : k.waiters,
     batch: recovering || k.waiters === 0 ? 0 : batchSize(k, replicas),
+    ...(head >= 2 ? { head } : {}),
     // a resent push (its round timed out, yet the store applied it) is charged once
     ...(pending > 0 ? { pushId: k.pushId, pushTotal: pushedBefore + pending } : {}),
     allowance: Math.min(k.policy.localAllowance, 1),

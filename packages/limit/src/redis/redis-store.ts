@@ -112,6 +112,7 @@ function rateCommand(rates: readonly RateRequest[], now: string): RedisCommand {
         batch: num(r.batch ?? 0),
         pushId: r.pushId ?? "",
         pushTotal: num(r.pushTotal ?? 0),
+        head: num(r.head ?? 0),
       },
       tail,
     );

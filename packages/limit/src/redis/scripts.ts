@@ -71,7 +71,8 @@ export type RateScriptArg =
   | "tOld"
   | "batch"
   | "pushId"
-  | "pushTotal";
+  | "pushTotal"
+  | "head";
 
 /**
  * Rate: push hits, keep or give back credit, grant a fair share, admit waiters directly; replicas left
@@ -103,6 +104,7 @@ export const RATE_SCRIPT: LuaScript<RateScriptKey, RateScriptArg> = {
     "batch",
     "pushId",
     "pushTotal",
+    "head",
   ],
   source: `${PRELUDE}
 local timeNow = nil                    -- Redis TIME, read once per call
@@ -192,14 +194,15 @@ local tOld = tonumber(ARGV[base + 13]) -- when those were admitted
 local batch = tonumber(ARGV[base + 14]) -- credit a replica with requests waiting may take (0: none)
 local pushId = ARGV[base + 15]         -- names the replica key state's push total ('' : none)
 local pushTotal = tonumber(ARGV[base + 16]) -- units that key state pushed so far, these hits included
--- ARGV[base + 17 + 3(i-1)], [+18], [+19]: limit, windowMs, burst of window i
+local head = tonumber(ARGV[base + 17])  -- the largest request waiting (a pool is kept for 2 or more)
+-- ARGV[base + 18 + 3(i-1)], [+19], [+20]: limit, windowMs, burst of window i
 
 limits, widths, bursts = {}, {}, {}
 local largest = 0
 for i = 1, nw do
-  limits[i] = tonumber(ARGV[base + 14 + 3 * i])
-  widths[i] = tonumber(ARGV[base + 15 + 3 * i])
-  bursts[i] = tonumber(ARGV[base + 16 + 3 * i])
+  limits[i] = tonumber(ARGV[base + 15 + 3 * i])
+  widths[i] = tonumber(ARGV[base + 16 + 3 * i])
+  bursts[i] = tonumber(ARGV[base + 17 + 3 * i])
   if widths[i] > largest then largest = widths[i] end
 end
 dels, sets = {}, {}
@@ -209,6 +212,7 @@ local fields = redis.call('HGETALL', key)
 local stored, nstored = {}, 0
 local mineLive, mine, others = false, 0, 0
 local myTicket, tickets, nextTicket = nil, {}, 1
+local pool = 0                          -- units kept free for a large request (field h)
 local pushField, remembered = nil, nil
 if pushId ~= '' then pushField = 'P:' .. pushId .. ':' .. pod end
 for f = 1, #fields, 2 do
@@ -216,6 +220,8 @@ for f = 1, #fields, 2 do
   local prefix = string.sub(name, 1, 2)
   if name == 'q' then
     nextTicket = tonumber(value) or 1
+  elseif name == 'h' then
+    pool = liveField(name, value) or 0
   elseif prefix == 'Q:' or prefix == 'L:' then
     local n = liveField(name, value)
     local own = string.sub(name, 3) == pod
@@ -289,11 +295,33 @@ for i = 1, nw do
   if low == nil or v < low then low = v end
 end
 local avail = math.floor(low)
+-- a pool kept for a larger request stays free (a fixed window's only while it fits: nothing frees before its end)
+local leaves = pool > 0 and head < pool
+if leaves and (alg ~= 0 or avail >= pool) then
+  others = math.min(others + pool, COUNT_MAX)
+  avail = avail - pool
+end
 -- 4. keep
 local kept
 if mineLive then kept = math.min(unused, mine) else kept = math.min(unused, math.max(avail, 0)) end
 -- 5. grant and last mile
-local granted, direct = grantStep(avail - kept, want, need, allowance, replicas, batch)
+local granted, direct
+if pool == 0 and head < 2 then
+  granted, direct = grantStep(avail - kept, want, need, allowance, replicas, batch)
+else
+  -- leaving the pool: credit ahead only beyond one more; waiting requests direct from all that is
+  -- free; a large request left short gets no part of itself (it would be charged and left unused)
+  local free = avail - kept
+  local ahead = free
+  if leaves then ahead = free - pool end
+  granted = grantStep(ahead, want, need, allowance, replicas, batch)
+  local left = math.floor(free) - granted
+  direct = 0
+  if need > granted and left >= 1 then direct = math.min(need - granted, left) end
+  if head >= 2 and not leaves and kept + granted + direct < head then
+    direct = math.min(direct, math.max(0, need - head))
+  end
+end
 -- 6. direct admits are hits now
 if direct > 0 then
   for i = 1, nw do apply(states[i], i, now, direct) end
@@ -333,10 +361,12 @@ elseif need > 0 then
   end
   set('Q:' .. pod, fmt(myTicket) .. ':' .. fmt(now + ttl / 3))
 end
+-- an ask whose head may take the pool keeps it at that size for the next one
+if head >= 2 and not leaves then set('h', fmt(head) .. ':' .. fmt(now + ttl / 3)) end
 if #dels > 0 then redis.call('HDEL', key, unpack(dels)) end
 redis.call('HSET', key, unpack(sets))
 redis.call('PEXPIRE', key, string.format('%d', math.floor(2 * largest + ttl + 1000)))
-return base + 16 + 3 * nw
+return base + 17 + 3 * nw
 end
 
 local out = {}

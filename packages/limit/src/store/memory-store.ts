@@ -4,6 +4,7 @@ import { systemClock } from "../clock/system-clock.js";
 import { apply, applyPast, COUNT_MAX, capacity, emptyWindow, saturatingAdd, usage } from "./algorithm.js";
 import { StoreUnavailableError } from "./errors.js";
 import { grantStep } from "./grant.js";
+import { leavesPool, poolFits, poolGrantStep, setsPool } from "./pool.js";
 import {
   normalizeConcurrency,
   normalizeHeartbeat,
@@ -50,6 +51,8 @@ interface RateEntry extends Expiring {
   nextTicket: number;
   /** Push totals remembered per `<pushId>:<pod>` (Redis: `P:<pushId>:<pod>`), made on the first push id. */
   pushes: Map<string, Lease> | undefined;
+  /** Units kept free for the next ask with a waiting request this large (Redis: `h`), or undefined. */
+  pool: Lease | undefined;
 }
 
 interface SlotEntry extends Expiring {
@@ -134,6 +137,7 @@ export class MemoryStore implements Store {
         turns: undefined,
         nextTicket: 1,
         pushes: undefined,
+        pool: undefined,
         expiresAt: now,
       };
       this.rateKeys.set(req.key, entry);
@@ -149,6 +153,8 @@ export class MemoryStore implements Store {
       const ahead = turnsAhead(entry.turns, req.pod, now) * Math.max(1, req.batch ?? 0);
       held.others = saturatingAdd(held.others, ahead);
     }
+    const head = req.head ?? 0;
+    const pool = livePool(entry, now);
     const { hits, hitsOld } = this.unseenHits(entry, req, now);
     for (let i = 0; i < windows.length; i++) {
       const spec = windows[i]!;
@@ -161,15 +167,22 @@ export class MemoryStore implements Store {
       const spec = windows[i]!;
       low = Math.min(low, capacity(alg, spec) - usage(alg, spec, states[i]!, now) - held.others);
     }
-    const avail = Math.floor(low);
+    let avail = Math.floor(low);
+    if (leavesPool(head, pool) && poolFits(alg, avail, pool)) {
+      held.others = saturatingAdd(held.others, pool);
+      avail -= pool;
+    }
     const kept = held.mineLive ? Math.min(req.unused, held.mine) : Math.min(req.unused, Math.max(avail, 0));
-    const { granted, direct } = grantStep(
+    const { granted, direct } = poolGrantStep(
       avail - kept,
       req.want,
       req.need,
       req.allowance,
       req.replicas,
-      req.batch,
+      req.batch ?? 0,
+      head,
+      pool,
+      kept,
     );
     // served: granted its batch (or, without one, anything); left short with requests waiting: in line
     if (granted + direct >= Math.max(1, req.batch ?? 0)) entry.turns?.delete(req.pod);
@@ -181,6 +194,7 @@ export class MemoryStore implements Store {
     if (direct > 0) {
       for (let i = 0; i < windows.length; i++) apply(alg, windows[i]!, states[i]!, now, direct);
     }
+    if (setsPool(head, pool)) entry.pool = { credit: head, expiry: now + turnTtlMs(req.leaseTtlMs) };
     const mine = kept + granted;
     if (mine > 0) entry.leases.set(req.pod, { credit: mine, expiry: now + req.leaseTtlMs });
     else entry.leases.delete(req.pod);
@@ -339,4 +353,15 @@ function collectLeases(leases: Map<string, Lease>, pod: string, now: number): He
     } else held.others = saturatingAdd(held.others, lease.credit);
   }
   return held;
+}
+
+/** The live pool's size (0: none); an expired one goes. */
+function livePool(entry: RateEntry, now: number): number {
+  const p = entry.pool;
+  if (p === undefined) return 0;
+  if (p.expiry <= now) {
+    entry.pool = undefined;
+    return 0;
+  }
+  return p.credit;
 }

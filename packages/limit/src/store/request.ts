@@ -101,6 +101,7 @@ export function normalizeRate(req: RateRequest, opts: NormalizeOptions): RateReq
     want: toCount(req.want),
     need: toCount(req.need),
     batch: toCount(req.batch ?? 0),
+    head: toCount(req.head ?? 0),
     pushId: pushIdOf(req.pushId),
     pushTotal: toCount(req.pushTotal ?? 0),
     allowance: toAllowance(req.allowance),

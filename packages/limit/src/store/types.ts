@@ -47,6 +47,12 @@ export interface RateRequest {
    */
   batch?: number;
   /**
+   * Extension (fair shares for mixed costs): the largest cost among the requests waiting (0 or 1:
+   * none above one unit). Left short of it, the store keeps that many units free for the next ask
+   * with a waiting request as large (any replica's); smaller asks leave them.
+   */
+  head?: number;
+  /**
    * Extension (idempotent rounds): names this key state's running total of pushed units, unique per
    * replica instance and key. With it, the store remembers `pushTotal` (field `P:<pushId>:<pod>`, for
    * the lease's life) and does not charge twice units a resent round already pushed. Absent or empty:

@@ -109,6 +109,7 @@ describe("RedisStore", () => {
       "rl2:{s:k}:0000000000000001",
       ...["1", "1", "p1", "2", "0", "3", "0", "0.8", "1", "3000", "1750000000000.5", "0", "0", "0"],
       ...["", "0"], // pushId, pushTotal: none
+      "0", // head: no large request waiting
       ...["10", "1000", "10"],
     ]);
     expect(round[3]!.args.slice(4)).toEqual(["p1", "3000", "0", "1750000000000.5"]);
@@ -254,9 +255,9 @@ describe("RedisStore", () => {
       "rl2:{s:k}:0000000000000001",
       "rl2:{s:other}:0000000000000002",
     ]);
-    // one argument block per key: 16 named slots then 3 per window
-    expect(round[0]!.args).toHaveLength(5 + 19 + 22);
-    expect(round[0]!.args.slice(5 + 19, 5 + 19 + 4)).toEqual(["1", "2", "p1", "0"]);
+    // one argument block per key: 17 named slots then 3 per window
+    expect(round[0]!.args).toHaveLength(5 + 20 + 23);
+    expect(round[0]!.args.slice(5 + 20, 5 + 20 + 4)).toEqual(["1", "2", "p1", "0"]);
     expect(reply.rates[0]!.granted).toBe(3);
     expect(reply.rates[1]).toEqual({
       now: 1_750_000_000_000.5,
