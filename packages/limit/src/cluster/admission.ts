@@ -42,6 +42,8 @@ export interface WaitHooks<R> {
   kick(): void;
   closed(): boolean;
   storeFailing(): boolean;
+  /** The last reply paced the key past the time an ask sent now would reach the store (rate keys). */
+  paced?(): boolean;
 }
 
 /** How a wait ended: with a decision, or without one (and whether the budget ran out). */
@@ -79,6 +81,9 @@ export async function waitForReplies<R>(
       const result = hooks.attempt();
       if (result !== undefined) return { result, timedOut: false };
       if (key.doneSeq > registered || hooks.storeFailing()) return { result: undefined, timedOut: false };
+      // Registered while that round was in flight: the store just paced this replica, so another
+      // round now would come back empty (docs/protocol.md#s2-5); decided as a request arriving now is.
+      if (hooks.paced?.() === true) return { result: undefined, timedOut: false };
     }
   } finally {
     key.waiters -= units;
