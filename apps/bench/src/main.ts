@@ -7,7 +7,7 @@ import { BASELINE_ENV } from "./baseline.js";
 import { runChild } from "./child.js";
 import { describeMachine } from "./machine.js";
 import { RESULTS_PAGE, updateReadme } from "./readme-table.js";
-import { CASE_NAMES } from "./registry.js";
+import { CASE_NAMES, caseLimitMs } from "./registry.js";
 import { report } from "./table.js";
 import { computeTargets } from "./targets.js";
 import type { BenchFile, CaseResult } from "./types.js";
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
   const cases: CaseResult[] = [];
   for (const name of names) {
     console.error(`bench: ${name}${args.smoke ? " (smoke)" : ""} ...`);
-    cases.push(await runInChild(name, args.smoke, args.smoke ? 60_000 : 240_000));
+    cases.push(await runInChild(name, args.smoke, caseLimitMs(name, args.smoke)));
   }
   const file: BenchFile = {
     version: 1,

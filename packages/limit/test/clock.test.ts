@@ -47,6 +47,18 @@ describe("ManualClock", () => {
     expect(() => c.advance(-1)).toThrow(RangeError);
     expect(() => c.advance(Number.NaN)).toThrow(/ms must be/);
   });
+
+  it("stall moves time without firing timers; they fire late, at the next advance", () => {
+    const c = new ManualClock(0);
+    const fired: number[] = [];
+    c.setTimer(10, () => fired.push(c.monoMs()));
+    c.stall(40);
+    expect(c.monoMs()).toBe(40);
+    expect(fired).toEqual([]);
+    c.advance(0);
+    expect(fired).toEqual([40]);
+    expect(() => c.stall(-1)).toThrow(RangeError);
+  });
 });
 
 describe("sleep", () => {

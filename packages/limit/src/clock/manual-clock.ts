@@ -78,6 +78,15 @@ export class ManualClock implements Clock {
     await flush();
   }
 
+  /**
+   * Moves time forward by `ms` without firing timers, as a blocked event loop does: timers that came
+   * due fire late, at the next `advance`, while I/O that completes now sees the later time.
+   */
+  stall(ms: number): void {
+    if (!(ms >= 0)) throw new RangeError(`ManualClock.stall: ms must be a non-negative number, got ${ms}`);
+    this.now += ms;
+  }
+
   /** Sets the clock to an absolute time (not backwards), firing the timers passed on the way. */
   set(ms: number): void {
     this.advance(Math.max(0, ms - this.now));

@@ -42,6 +42,8 @@ export interface WaitHooks<R> {
   kick(): void;
   closed(): boolean;
   storeFailing(): boolean;
+  /** The store's answer covered the wait but lapsed before it was read (a blocked event loop). */
+  lapsedOnArrival?(): boolean;
   /** The last reply paced the key past the time an ask sent now would reach the store (rate keys). */
   paced?(): boolean;
 }
@@ -65,8 +67,9 @@ export async function waitForReplies<R>(
   op: "check" | "acquire",
   hooks: WaitHooks<R>,
 ): Promise<WaitOutcome<R>> {
-  const deadline = clock.monoMs() + budgetMs;
-  const registered = key.sendSeq;
+  let deadline = clock.monoMs() + budgetMs;
+  let registered = key.sendSeq;
+  let reasked = false;
   key.waiters += units;
   try {
     for (;;) {
@@ -80,10 +83,18 @@ export async function waitForReplies<R>(
       if (hooks.closed()) throw new LimiterClosedError(op);
       const result = hooks.attempt();
       if (result !== undefined) return { result, timedOut: false };
-      if (key.doneSeq > registered || hooks.storeFailing()) return { result: undefined, timedOut: false };
-      // Registered while that round was in flight: the store just paced this replica, so another
-      // round now would come back empty (docs/protocol.md#s2-5); decided as a request arriving now is.
-      if (hooks.paced?.() === true) return { result: undefined, timedOut: false };
+      if (hooks.storeFailing()) return { result: undefined, timedOut: false };
+      if (key.doneSeq > registered) {
+        // the time went to this process, not to the store: ask once more, on a fresh budget
+        if (reasked || hooks.lapsedOnArrival?.() !== true) return { result: undefined, timedOut: false };
+        reasked = true;
+        registered = key.sendSeq;
+        deadline = clock.monoMs() + budgetMs;
+      } else if (hooks.paced?.() === true) {
+        // Registered while that round was in flight: the store just paced this replica, so another
+        // round now would come back empty (docs/protocol.md#s2-5); decided as a request arriving now is.
+        return { result: undefined, timedOut: false };
+      }
     }
   } finally {
     key.waiters -= units;
