@@ -232,6 +232,11 @@ async function sharedLimitRows(server: RedisServer, admin: Redis, opts: RunOptio
   return rows;
 }
 
+/** `BENCH_REDIS_COMMANDS=shared` runs only the rows of replicas sharing one key (a shorter hold of the lock). */
+function sharedOnly(): boolean {
+  return process.env.BENCH_REDIS_COMMANDS === "shared";
+}
+
 const RESIL = "resil Limiter (RedisStore via IoRedisExec)";
 const RLF = "RateLimiterRedis, 1 window";
 const RESIL_OVER = `resil, one key over its ${HOT_LIMIT.toLocaleString("en-US")}/s limit`;
@@ -260,6 +265,14 @@ export const redisCommands: BenchCase = {
     const keys = makeKeys(KEYS);
     const admin = await connect(server);
     const clients: Redis[] = [];
+    if (sharedOnly()) {
+      try {
+        return await sharedLimitRows(server, admin, opts);
+      } finally {
+        await disconnect(admin);
+        await server.stop();
+      }
+    }
     try {
       const rows: Row[] = [];
       // resil: one client of its own, so only its commands are counted.

@@ -44,6 +44,8 @@ export interface WaitHooks<R> {
   storeFailing(): boolean;
   /** The store's answer covered the wait but lapsed before it was read (a blocked event loop). */
   lapsedOnArrival?(): boolean;
+  /** The last reply paced the key past the time an ask sent now would reach the store (rate keys). */
+  paced?(): boolean;
 }
 
 /** How a wait ended: with a decision, or without one (and whether the budget ran out). */
@@ -88,6 +90,10 @@ export async function waitForReplies<R>(
         reasked = true;
         registered = key.sendSeq;
         deadline = clock.monoMs() + budgetMs;
+      } else if (hooks.paced?.() === true) {
+        // Registered while that round was in flight: the store just paced this replica, so another
+        // round now would come back empty (docs/protocol.md#s2-5); decided as a request arriving now is.
+        return { result: undefined, timedOut: false };
       }
     }
   } finally {

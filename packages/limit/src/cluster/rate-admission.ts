@@ -138,6 +138,8 @@ export class RateAdmission {
         storeFailing: () => this.deps.env.health.failing,
         // enough units came, yet spending failed: their trust or their window ended before the read
         lapsedOnArrival: () => k.unused() >= cost,
+        // an ask now reaches the store half a round trip later: worth it only if a unit frees by then
+        paced: () => k.exhaustedUntil - this.deps.clock.monoMs() > this.deps.env.health.rttMs / 2,
       },
     );
     if (k.ledger !== undefined && k.waiters === 0) k.ledger.head = 0;

@@ -219,8 +219,11 @@ export class StoreHealth {
       this.recoveredCount++;
       this.stalled = false;
       this.outageMs = recv - this.lastOk;
-      const t = recv + this.offset;
-      this.paceUntil = (Math.floor(t / PACE_WINDOW_MS) + 1) * PACE_WINDOW_MS - this.offset;
+      // The offset is known within half the round trip it was sampled on (a slow first round, say):
+      // pace until the store's second is over at its latest reading, not only at its likeliest.
+      const err = Number.isFinite(this.offsetRtt) ? Math.min(this.offsetRtt / 2, PACE_WINDOW_MS) : 0;
+      const t = recv + this.offset + err;
+      this.paceUntil = (Math.floor(t / PACE_WINDOW_MS) + 1) * PACE_WINDOW_MS - this.offset + err;
       emitEvent(this.onEvent, { type: "storeRecovered", outageMs: this.outageMs, at: recv });
     }
     this.failing = false;
