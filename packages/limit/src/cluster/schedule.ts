@@ -50,10 +50,32 @@ export function rateDue(env: SyncEnv, k: RateKeyState, now: number, slack: numbe
       creditMatters(k, unused, now + env.health.offset)
     );
   }
-  const interval = isBusy(k, now + env.health.offset)
-    ? k.policy.syncIntervalMs
-    : Math.max(slowSyncMs, k.policy.syncIntervalMs);
+  const busy = isBusy(k, now + env.health.offset);
+  const interval = busy ? k.policy.syncIntervalMs : Math.max(slowSyncMs, k.policy.syncIntervalMs);
+  if (!busy && isSparse(k, now)) {
+    // as a rider it goes at most one sync interval early, else it would go alone after all
+    return since >= sparseWaitMs(k, interval) - (1 - slack) * 2 * k.policy.syncIntervalMs;
+  }
   return since >= interval * slack;
+}
+
+/**
+ * Extension (sparse keys): one admit waiting to be pushed, taken from credit still valid with more
+ * left. The credit's lease reserves that unit in the store until the push, so the key may wait for a
+ * second admit before it syncs: each sync is a script run on Redis, and a key used about once an
+ * interval would otherwise cost one per request.
+ */
+export function isSparse(k: RateKeyState, now: number): boolean {
+  return k.denied === 0 && k.admitted - k.pushed === 1 && k.unused() >= 1 && now < k.validUntil;
+}
+
+/**
+ * How long after its last sync a sparse key pushes its one admit: one sync interval before its credit
+ * lapses (the lease lives longer still), at most three intervals, never sooner than a busier key.
+ */
+export function sparseWaitMs(k: RateKeyState, interval: number): number {
+  const beforeLapse = k.validUntil - k.lastSync - k.policy.syncIntervalMs;
+  return Math.max(interval, Math.min(3 * interval, beforeLapse));
 }
 
 /** When a concurrency key is due for a sync. */

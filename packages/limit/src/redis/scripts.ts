@@ -25,8 +25,15 @@ export function scriptArgs<K extends string, A extends string>(
 
 // Helpers every script starts with: the store's clock and number formatting.
 const PRELUDE = `
+-- library functions as locals: a local is read directly, a library field is two table lookups
+local mfloor, mmin, mmax, sformat, sbyte, ssub, smatch = math.floor, math.min, math.max, string.format, string.byte, string.sub, string.match
 local COUNT_MAX = 9007199254740991
-local function fmt(x) return string.format('%.17g', x) end
+-- a whole number prints the same with '%d', which skips the slow exact-decimal path
+local function whole(x) return x == mfloor(x) and x > -COUNT_MAX and x < COUNT_MAX end
+local function fmt(x)
+  if whole(x) then return sformat('%d', x) end
+  return sformat('%.17g', x)
+end
 local function storeNow(given)
   if given > 0 then return given end
   -- before Redis 5, a script that reads TIME may only write with effects replication
@@ -36,21 +43,21 @@ local function storeNow(given)
 end
 local function grantStep(free, want, need, allowance, replicas, batch)
   if not (free >= 1) then return 0, 0 end
-  local whole = math.floor(free)
-  local fair = math.floor((math.min(allowance, 1) * whole) / math.max(replicas, 1))
+  local whole = mfloor(free)
+  local fair = mfloor((mmin(allowance, 1) * whole) / mmax(replicas, 1))
   -- with requests waiting, at least the batch asked for (when that much is free)
-  if need > 0 and batch ~= nil and batch > fair then fair = math.min(batch, whole) end
-  local granted = math.max(0, math.min(want, fair))
+  if need > 0 and batch ~= nil and batch > fair then fair = mmin(batch, whole) end
+  local granted = mmax(0, mmin(want, fair))
   local left = whole - granted
   local direct = 0
-  if need > granted and left >= 1 then direct = math.min(need - granted, left) end
+  if need > granted and left >= 1 then direct = mmin(need - granted, left) end
   return granted, direct
 end
 -- "credit:expiry" -> credit, expiry (nil when malformed)
 local function readLease(v)
-  local sep = string.find(v, ':', 1, true)
-  if not sep then return nil end
-  return tonumber(string.sub(v, 1, sep - 1)), tonumber(string.sub(v, sep + 1))
+  local credit, expiry = smatch(v, '^([^:]*):(.*)$')
+  if not credit then return nil end
+  return tonumber(credit), tonumber(expiry)
 end
 `;
 
@@ -116,17 +123,29 @@ end
 
 local function windowIndex(t, w)
   if t <= 0 then return 0 end
-  return math.floor(t / w)
+  return mfloor(t / w)
 end
 
 -- the key being served: set by rateKey, read by the helpers below (defined once per call, not per key)
-local alg, now, limits, widths, bursts, dels, sets
+local alg, now, nw, largest, pod, ttl
+local limits, widths, bursts = {}, {}, {}
+-- the previous block's settings as sent: a block sending the same strings (Lua interns them, so
+-- comparing is cheap) reuses what was parsed, which most keys of a call do
+local rawAlg, rawNw, rawTtl, rawNow, rawPod, rawWindows = nil, nil, nil, nil, nil, {}
+local leaseName, ticketName
+-- strings formatted once per call for every key that shares them
+local nowText, expiryText, keyTtlText
 -- fields to delete, then fields to write: one HDEL (when any) and one HSET at the end. No field is
 -- written and then deleted, so deleting first leaves what the steps in order would.
-local function del(name) dels[#dels + 1] = name end
+local dels, ndels, sets, nsets = {}, 0, {}, 0
+local function del(name)
+  ndels = ndels + 1
+  dels[ndels] = name
+end
 local function set(name, value)
-  sets[#sets + 1] = name
-  sets[#sets + 1] = value
+  sets[nsets + 1] = name
+  sets[nsets + 2] = value
+  nsets = nsets + 2
 end
 
 local function capacity(i)
@@ -144,25 +163,25 @@ end
 local function apply(s, i, t, n)
   if alg == 2 then
     local p = widths[i] / limits[i]
-    s[4] = math.min(math.max(s[4], t) + n * p, t + bursts[i] * p + widths[i])
+    s[4] = mmin(mmax(s[4], t) + n * p, t + bursts[i] * p + widths[i])
     return
   end
   roll(s, i, t)
-  s[2] = math.min(s[2] + n, COUNT_MAX)
+  s[2] = mmin(s[2] + n, COUNT_MAX)
 end
 local function applyPast(s, i, t, n)
   if n == 0 then return end
   if alg == 2 then apply(s, i, t, n) return end
   local idx = windowIndex(t, widths[i])
   if idx >= s[1] then apply(s, i, t, n)
-  elseif idx == s[1] - 1 and alg == 1 then s[3] = math.min(s[3] + n, COUNT_MAX) end
+  elseif idx == s[1] - 1 and alg == 1 then s[3] = mmin(s[3] + n, COUNT_MAX) end
 end
 -- the state is already rolled to t (apply always rolls)
 local function usage(s, i, t)
-  if alg == 2 then return (math.max(s[4], t) - t) / (widths[i] / limits[i]) end
+  if alg == 2 then return (mmax(s[4], t) - t) / (widths[i] / limits[i]) end
   if alg == 0 then return s[2] end
   local w = widths[i]
-  local pos = math.min(math.max(t - s[1] * w, 0), w)
+  local pos = mmin(mmax(t - s[1] * w, 0), w)
   return s[3] * (1 - pos / w) + s[2]
 end
 
@@ -176,73 +195,120 @@ local function liveField(name, value)
   return n
 end
 
--- one key: its block starts after ARGV[base]; its reply entries are appended to out
-local function rateKey(key, base, out)
-alg = tonumber(ARGV[base + 1])         -- 0 fixed window, 1 sliding window, 2 token bucket
-local nw = tonumber(ARGV[base + 2])    -- number of windows
-local pod = ARGV[base + 3]             -- this replica
+-- a stored window "idx:cur:prev:tat" into s (parts missing or unreadable are 0)
+local function readWindow(s, v)
+  local a, b, c, d = smatch(v, '^([^:]+):([^:]+):([^:]+):([^:]+)$')
+  if a then
+    s[1], s[2], s[3], s[4] = tonumber(a) or 0, tonumber(b) or 0, tonumber(c) or 0, tonumber(d) or 0
+    return
+  end
+  local k = 1
+  for part in string.gmatch(v, '[^:]+') do
+    s[k] = tonumber(part) or 0
+    k = k + 1
+  end
+end
+
+-- the settings of the block after ARGV[base] (parsed again only when a string differs)
+local function readSettings(base)
+  local a, n = ARGV[base + 1], ARGV[base + 2]
+  local same = a == rawAlg and n == rawNw
+  if same then
+    for i = 1, 3 * nw do
+      if ARGV[base + 17 + i] ~= rawWindows[i] then
+        same = false
+        break
+      end
+    end
+  end
+  if not same then
+    rawAlg, rawNw = a, n
+    alg = tonumber(a)                  -- 0 fixed window, 1 sliding window, 2 token bucket
+    nw = tonumber(n)                   -- number of windows
+    largest = 0
+    -- ARGV[base + 18 + 3(i-1)], [+19], [+20]: limit, windowMs, burst of window i
+    for i = 1, nw do
+      limits[i] = tonumber(ARGV[base + 15 + 3 * i])
+      widths[i] = tonumber(ARGV[base + 16 + 3 * i])
+      bursts[i] = tonumber(ARGV[base + 17 + 3 * i])
+      if widths[i] > largest then largest = widths[i] end
+    end
+    for i = 1, 3 * nw do rawWindows[i] = ARGV[base + 17 + i] end
+    keyTtlText = nil
+  end
+  local p, t, g = ARGV[base + 3], ARGV[base + 10], ARGV[base + 11]
+  if p ~= rawPod then
+    rawPod, pod = p, p                 -- this replica
+    leaseName, ticketName = 'L:' .. p, 'Q:' .. p
+  end
+  if t ~= rawTtl or g ~= rawNow then
+    if t ~= rawTtl then keyTtlText = nil end
+    rawTtl, rawNow = t, g
+    ttl = tonumber(t)                  -- lease life, ms
+    now = callNow(tonumber(g))
+    nowText, expiryText = fmt(now), fmt(now + ttl)
+  end
+  if keyTtlText == nil then keyTtlText = sformat('%d', mfloor(2 * largest + ttl + 1000)) end
+end
+
+-- one key: its block starts after ARGV[base]; its reply entries follow out[nout]; returns the next base and nout
+local function rateKey(key, base, out, nout)
+readSettings(base)
 local hits = tonumber(ARGV[base + 4])  -- hits to charge at now
 local unused = tonumber(ARGV[base + 5]) -- credit the replica still holds
 local want = tonumber(ARGV[base + 6])  -- new credit wanted
 local need = tonumber(ARGV[base + 7])  -- requests waiting now
 local allowance = tonumber(ARGV[base + 8]) -- min(localAllowance, 1)
 local replicas = tonumber(ARGV[base + 9]) -- live replicas of the service
-local ttl = tonumber(ARGV[base + 10])  -- lease life, ms
-now = callNow(tonumber(ARGV[base + 11]))
 local hitsOld = tonumber(ARGV[base + 12]) -- hits admitted before the last boundary
 local tOld = tonumber(ARGV[base + 13]) -- when those were admitted
 local batch = tonumber(ARGV[base + 14]) -- credit a replica with requests waiting may take (0: none)
 local pushId = ARGV[base + 15]         -- names the replica key state's push total ('' : none)
 local pushTotal = tonumber(ARGV[base + 16]) -- units that key state pushed so far, these hits included
 local head = tonumber(ARGV[base + 17])  -- the largest request waiting (a pool is kept for 2 or more)
--- ARGV[base + 18 + 3(i-1)], [+19], [+20]: limit, windowMs, burst of window i
-
-limits, widths, bursts = {}, {}, {}
-local largest = 0
-for i = 1, nw do
-  limits[i] = tonumber(ARGV[base + 15 + 3 * i])
-  widths[i] = tonumber(ARGV[base + 16 + 3 * i])
-  bursts[i] = tonumber(ARGV[base + 17 + 3 * i])
-  if widths[i] > largest then largest = widths[i] end
-end
-dels, sets = {}, {}
+ndels, nsets = 0, 0
 
 -- 1. read windows, leases and turns; expired leases and turns go
 local fields = redis.call('HGETALL', key)
 local stored, nstored = {}, 0
 local mineLive, mine, others = false, 0, 0
 local myTicket, tickets, nextTicket = nil, {}, 1
-local pool = 0                          -- units kept free for a large request (field h)
 local pushField, remembered = nil, nil
+local pool = 0                          -- units kept free for a large request (field h)
 if pushId ~= '' then pushField = 'P:' .. pushId .. ':' .. pod end
 for f = 1, #fields, 2 do
   local name, value = fields[f], fields[f + 1]
-  local prefix = string.sub(name, 1, 2)
-  if name == 'q' then
-    nextTicket = tonumber(value) or 1
-  elseif name == 'h' then
-    pool = liveField(name, value) or 0
-  elseif prefix == 'Q:' or prefix == 'L:' then
-    local n = liveField(name, value)
-    local own = string.sub(name, 3) == pod
-    if n == nil then
-      -- gone
-    elseif prefix == 'Q:' then
-      if own then myTicket = n else tickets[#tickets + 1] = n end
-    elseif own then
-      mineLive = true
-      mine = n
-    else
-      others = math.min(others + n, COUNT_MAX)
-    end
-  elseif prefix == 'P:' then
-    local n = liveField(name, value)
-    if n ~= nil and name == pushField then remembered = n end
-  elseif string.sub(name, 1, 1) == 'w' then
-    local n = tonumber(string.sub(name, 2))
+  local first = sbyte(name, 1)
+  if first == 119 then                 -- 'w'
+    local n = tonumber(ssub(name, 2))
     if n then
       stored[n] = value
       nstored = nstored + 1
+    end
+  elseif name == 'q' then
+    nextTicket = tonumber(value) or 1
+  elseif name == 'h' then
+    pool = liveField(name, value) or 0
+  elseif sbyte(name, 2) == 58 then -- ':'
+    if first == 76 then                -- 'L:'
+      local n = liveField(name, value)
+      if n == nil then
+        -- gone
+      elseif name == leaseName then
+        mineLive = true
+        mine = n
+      else
+        others = mmin(others + n, COUNT_MAX)
+      end
+    elseif first == 81 then            -- 'Q:'
+      local n = liveField(name, value)
+      if n == nil then
+        -- gone
+      elseif name == ticketName then myTicket = n
+      else tickets[#tickets + 1] = n end
+    elseif first == 80 then            -- 'P:'
+      local n = liveField(name, value)
+      if n ~= nil and name == pushField then remembered = n end
     end
   end
 end
@@ -251,20 +317,14 @@ local ahead = 0
 for _, ticket in ipairs(tickets) do
   if myTicket == nil or ticket < myTicket then ahead = ahead + 1 end
 end
-others = math.min(others + ahead * math.max(1, batch), COUNT_MAX)
+others = mmin(others + ahead * mmax(1, batch), COUNT_MAX)
 -- windows written for another set of windows start over
 local reset = nstored ~= nw
 local states = {}
 for i = 1, nw do
   local s = {0, 0, 0, 0}
   local v = stored[i]
-  if not reset and v then
-    local k = 1
-    for part in string.gmatch(v, '[^:]+') do
-      s[k] = tonumber(part) or 0
-      k = k + 1
-    end
-  end
+  if not reset and v then readWindow(s, v) end
   states[i] = s
 end
 if reset then
@@ -276,12 +336,12 @@ end
 -- 2. a resent push is charged once: units the remembered total covers go (older hits first)
 if pushField then
   if remembered ~= nil then
-    local seen = math.min(math.max(0, remembered - (pushTotal - hits - hitsOld)), hits + hitsOld)
-    local fromOld = math.min(seen, hitsOld)
+    local seen = mmin(mmax(0, remembered - (pushTotal - hits - hitsOld)), hits + hitsOld)
+    local fromOld = mmin(seen, hitsOld)
     hitsOld = hitsOld - fromOld
     hits = hits - (seen - fromOld)
   end
-  set(pushField, fmt(math.max(remembered or 0, pushTotal)) .. ':' .. fmt(now + ttl))
+  set(pushField, fmt(mmax(remembered or 0, pushTotal)) .. ':' .. expiryText)
 end
 -- old hits at their time, new hits at now
 for i = 1, nw do
@@ -294,16 +354,16 @@ for i = 1, nw do
   local v = capacity(i) - usage(states[i], i, now) - others
   if low == nil or v < low then low = v end
 end
-local avail = math.floor(low)
+local avail = mfloor(low)
 -- a pool kept for a larger request stays free (a fixed window's only while it fits: nothing frees before its end)
 local leaves = pool > 0 and head < pool
 if leaves and (alg ~= 0 or avail >= pool) then
-  others = math.min(others + pool, COUNT_MAX)
+  others = mmin(others + pool, COUNT_MAX)
   avail = avail - pool
 end
 -- 4. keep
 local kept
-if mineLive then kept = math.min(unused, mine) else kept = math.min(unused, math.max(avail, 0)) end
+if mineLive then kept = mmin(unused, mine) else kept = mmin(unused, mmax(avail, 0)) end
 -- 5. grant and last mile
 local granted, direct
 if pool == 0 and head < 2 then
@@ -315,11 +375,11 @@ else
   local ahead = free
   if leaves then ahead = free - pool end
   granted = grantStep(ahead, want, need, allowance, replicas, batch)
-  local left = math.floor(free) - granted
+  local left = mfloor(free) - granted
   direct = 0
-  if need > granted and left >= 1 then direct = math.min(need - granted, left) end
+  if need > granted and left >= 1 then direct = mmin(need - granted, left) end
   if head >= 2 and not leaves and kept + granted + direct < head then
-    direct = math.min(direct, math.max(0, need - head))
+    direct = mmin(direct, mmax(0, need - head))
   end
 end
 -- 6. direct admits are hits now
@@ -327,52 +387,56 @@ if direct > 0 then
   for i = 1, nw do apply(states[i], i, now, direct) end
 end
 -- 7. write back
-local at = #out
-out[at + 1] = fmt(now)
-out[at + 2] = kept
-out[at + 3] = avail
-out[at + 4] = granted
-out[at + 5] = direct
-out[at + 6] = others
-at = at + 6
+out[nout + 1] = nowText
+out[nout + 2] = kept
+out[nout + 3] = avail
+out[nout + 4] = granted
+out[nout + 5] = direct
+out[nout + 6] = others
+nout = nout + 6
 for i = 1, nw do
   local s = states[i]
-  set('w' .. i, fmt(s[1]) .. ':' .. fmt(s[2]) .. ':' .. fmt(s[3]) .. ':' .. fmt(s[4]))
-  out[at + 1] = s[1]
-  out[at + 2] = s[2]
-  out[at + 3] = s[3]
-  out[at + 4] = fmt(s[4])
-  at = at + 4
+  local tat = fmt(s[4])
+  if whole(s[1]) and whole(s[2]) and whole(s[3]) then
+    set('w' .. i, sformat('%d:%d:%d:', s[1], s[2], s[3]) .. tat)
+  else
+    set('w' .. i, fmt(s[1]) .. ':' .. fmt(s[2]) .. ':' .. fmt(s[3]) .. ':' .. tat)
+  end
+  out[nout + 1] = s[1]
+  out[nout + 2] = s[2]
+  out[nout + 3] = s[3]
+  out[nout + 4] = tat
+  nout = nout + 4
 end
 local held = kept + granted
 if held > 0 then
-  set('L:' .. pod, fmt(held) .. ':' .. fmt(now + ttl))
+  set(leaseName, fmt(held) .. ':' .. expiryText)
 elseif mineLive then
-  del('L:' .. pod) -- an expired one is in dels already
+  del(leaseName) -- an expired one is in dels already
 end
 -- served (its batch, or without one anything): back of the line next time; left short with requests
 -- waiting: take (or keep) a ticket
-if granted + direct >= math.max(1, batch) then
-  if myTicket ~= nil then del('Q:' .. pod) end
+if granted + direct >= mmax(1, batch) then
+  if myTicket ~= nil then del(ticketName) end
 elseif need > 0 then
   if myTicket == nil then
     myTicket = nextTicket
     set('q', fmt(nextTicket + 1))
   end
-  set('Q:' .. pod, fmt(myTicket) .. ':' .. fmt(now + ttl / 3))
+  set(ticketName, fmt(myTicket) .. ':' .. fmt(now + ttl / 3))
 end
 -- an ask whose head may take the pool keeps it at that size for the next one
 if head >= 2 and not leaves then set('h', fmt(head) .. ':' .. fmt(now + ttl / 3)) end
-if #dels > 0 then redis.call('HDEL', key, unpack(dels)) end
-redis.call('HSET', key, unpack(sets))
-redis.call('PEXPIRE', key, string.format('%d', math.floor(2 * largest + ttl + 1000)))
-return base + 17 + 3 * nw
+if ndels > 0 then redis.call('HDEL', key, unpack(dels, 1, ndels)) end
+redis.call('HSET', key, unpack(sets, 1, nsets))
+redis.call('PEXPIRE', key, keyTtlText)
+return base + 17 + 3 * nw, nout
 end
 
-local out = {}
+local out, nout = {}, 0
 local base = 0
 for j = 1, #KEYS do
-  base = rateKey(KEYS[j], base, out)
+  base, nout = rateKey(KEYS[j], base, out, nout)
 end
 return out
 `,
@@ -423,21 +487,21 @@ for f = 1, #fields, 2 do
     mineLive = true
     mine = credit
   else
-    others = math.min(others + credit, COUNT_MAX)
+    others = mmin(others + credit, COUNT_MAX)
   end
 end
-local avail = math.floor(max - others - active)
+local avail = mfloor(max - others - active)
 local kept
 if mineLive then
-  kept = math.min(unused, math.max(0, mine - active))
+  kept = mmin(unused, mmax(0, mine - active))
 else
-  kept = math.min(unused, math.max(0, avail))
+  kept = mmin(unused, mmax(0, avail))
 end
 local granted, direct = grantStep(avail - kept, want, need, allowance, replicas)
-local held = math.min(active + kept + granted + direct, COUNT_MAX)
+local held = mmin(active + kept + granted + direct, COUNT_MAX)
 if held > 0 then
   redis.call('HSET', key, pod, fmt(held) .. ':' .. fmt(now + ttl))
-  redis.call('PEXPIRE', key, string.format('%d', math.floor(2 * ttl)))
+  redis.call('PEXPIRE', key, sformat('%d', mfloor(2 * ttl)))
 else
   redis.call('HDEL', key, pod)
 end
@@ -468,7 +532,7 @@ end
 redis.call('ZREMRANGEBYSCORE', key, '-inf', fmt(now - window))
 local n = redis.call('ZCARD', key)
 if n < 1 then n = 1 end
-redis.call('PEXPIRE', key, string.format('%d', math.floor(10 * window)))
+redis.call('PEXPIRE', key, sformat('%d', mfloor(10 * window)))
 return {fmt(now), n}
 `,
 };
