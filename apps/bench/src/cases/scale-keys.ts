@@ -62,7 +62,7 @@ async function localRows(opts: { smoke: boolean }, count: number, windows: 1 | 3
       ? new RateLimiterMemory({ keyPrefix: "s1", points: HUGE_LIMIT, duration: 1 })
       : new RlfWindows();
   const counters = new Map<string, UndecidedCounter>();
-  const list: Variant[] = [
+  const all: Variant[] = [
     tryCheckOne(
       `resil-${tag}-1`,
       `resil tryCheck, local-only, ${tag}, 1 caller`,
@@ -80,6 +80,9 @@ async function localRows(opts: { smoke: boolean }, count: number, windows: 1 | 3
     consumeOne(`rlf-${tag}-1`, `RateLimiterMemory x ${windows}, ${tag}, 1 caller`, rlf, keys),
     consumeCallers(`rlf-${tag}-16`, `RateLimiterMemory x ${windows}, ${tag}, 16 callers`, rlf, keys),
   ];
+  // BENCH_SCALE_ONLY=resil-,rlf-1 keeps the variants whose id starts with one of these
+  const only = process.env.BENCH_SCALE_ONLY?.split(",");
+  const list = only === undefined ? all : all.filter((v) => only.some((p) => v.id.startsWith(p)));
   try {
     return await measured(list, count, opts, counters);
   } finally {
@@ -154,17 +157,27 @@ async function firstRows(opts: { smoke: boolean }): Promise<Row[]> {
   }
 }
 
+function envNumbers(name: string): number[] | undefined {
+  return process.env[name]?.split(",").map(Number);
+}
+
 export const scaleKeys: BenchCase = {
   name: "scale-keys",
   title: "ns per decision at 1k, 100k and 1M keys (families)",
   description:
     "the first decision on new subjects (creation included), then a family (no setPolicy) walked over 1k, 100k and 1M keys by 1 and 16 callers, 1 and 3 windows: resil local-only against RateLimiterMemory (both per process), then resil on a MemoryStore alone; every key seen once before the samples",
   async run(opts) {
-    const sizes = opts.smoke ? [1_000, 10_000] : [1_000, 100_000, 1_000_000];
-    const rows: Row[] = await firstRows(opts);
+    // BENCH_SCALE_SIZES=1000000, BENCH_SCALE_WINDOWS=1, BENCH_SCALE_PARTS=local narrow a run
+    const sizes =
+      envNumbers("BENCH_SCALE_SIZES") ?? (opts.smoke ? [1_000, 10_000] : [1_000, 100_000, 1_000_000]);
+    const windowCounts = (envNumbers("BENCH_SCALE_WINDOWS") ?? [1, 3]).filter((w) => w === 1 || w === 3);
+    const parts = process.env.BENCH_SCALE_PARTS?.split(",") ?? ["first", "local", "synced"];
+    const rows: Row[] = parts.includes("first") ? await firstRows(opts) : [];
     for (const count of sizes) {
-      for (const windows of [1, 3] as const) rows.push(...(await localRows(opts, count, windows)));
-      rows.push(...(await syncedRows(opts, count)));
+      if (parts.includes("local")) {
+        for (const windows of windowCounts) rows.push(...(await localRows(opts, count, windows as 1 | 3)));
+      }
+      if (parts.includes("synced")) rows.push(...(await syncedRows(opts, count)));
     }
     return rows;
   },

@@ -16,13 +16,19 @@ export interface StoreView {
   answered: boolean;
 }
 
+const LOCAL_ONLY = 1;
+const RETIRED = 2;
+const REFILL_WANTED = 4;
+
 /**
  * The per-replica state of one rate-limited subject (see docs/protocol.md#s2-1): credit to admit
  * from, admits the store has not counted yet, and where the key stands in its sync cycle.
  */
 export class RateKeyState {
-  // What the policy's windows derive (shared by every key of the policy); read through getters below.
-  private readonly shape: PolicyShape;
+  // What the policy's windows derive (shared by every key of the policy, the policy included).
+  private shape: PolicyShape;
+  // The store key, or the family the key's policy came from (its keys are built when first needed).
+  private origin: string | Family;
 
   // Hot: what admission from credit reads and writes.
   /** Units admitted by this replica, ever (monotonic). */
@@ -33,47 +39,90 @@ export class RateKeyState {
   validUntil = Number.NEGATIVE_INFINITY;
   /** Fewer unused credits than this asks the loop for an early refill. */
   refillBelow = 0;
-  /** An early refill was asked for and not answered yet. */
-  refillWanted = false;
   /** Store time at which local-only credit must be re-checked; for a synced key, when unspent direct units lapse (+inf: none). */
   boundary: number;
-  // Header snapshot, taken after each reply.
-  hdrRemaining = 0;
-  hdrAdmitted = 0;
+  // Header snapshot, taken after each reply: remaining units plus `admitted` then, and the reset (Unix s).
+  hdrLeft = 0;
   hdrReset = 0;
-  hdrResetMs = 0;
 
   // Sync side.
   /** `admitted` as far as the store has been told (sent, possibly still in flight). */
   pushed = 0;
-  /** Direct units dropped, settled charges and debt (ledger.ts): made on first use. */
-  ledger: KeyLedger | undefined = undefined;
+  /** The last store reply; a local-only key's own window counts once refreshed (fail-static.ts). */
   view: StoreView;
-  /** The family this key's policy came from (undefined: setPolicy); such keys are evicted when idle. */
-  family: Family | undefined = undefined;
-  /** Removed, replaced or evicted: never synced again. */
-  retired = false;
-  /** A local-only key's window counts (fail-static.ts), remembered to skip a lookup by store key. */
-  localEntry: object | undefined = undefined;
-  // Made on first use: the push id (first push), the waitlist (first wait), the rare fields.
-  private pushIdValue: string | undefined = undefined;
-  private waitlistValue: Waitlist | undefined = undefined;
-  private rare: RareState | undefined = undefined;
-  // The sync side, made by the first sync (a local-only key never has one unless it denies).
+  // LOCAL_ONLY, RETIRED and REFILL_WANTED bits, one field (read through the accessors below).
+  private flags: number;
+  // The sync side, made by the first sync (a local-only key never has one unless it denies or settles);
+  // it also holds the push id, the waitlist and the rare fields.
   private sync: SyncPart | undefined = undefined;
 
   constructor(
     readonly subject: string,
-    readonly storeKey: string,
+    /** The store key, or the key's family (the key is then built when first needed). */
+    origin: string | Family,
     /** Replaced in place by a tuning-only change (same store key), which keeps the live state. */
-    public policy: RatePolicy,
-    readonly localOnly: boolean,
+    policy: RatePolicy,
+    localOnly: boolean,
   ) {
+    this.flags = localOnly ? LOCAL_ONLY : 0;
     const shape = shapeOf(policy);
     this.shape = shape;
+    this.origin = origin;
     this.boundary = localOnly ? 0 : Number.POSITIVE_INFINITY;
     // replaced, never changed in place, by every reply: one empty view serves every key of a policy
     this.view = shape.emptyView;
+  }
+
+  /** Decided by this replica alone (allowance >= 1, or no store). */
+  get localOnly(): boolean {
+    return (this.flags & LOCAL_ONLY) !== 0;
+  }
+  /** Removed, replaced or evicted: never synced again. */
+  get retired(): boolean {
+    return (this.flags & RETIRED) !== 0;
+  }
+  set retired(v: boolean) {
+    this.flags = v ? this.flags | RETIRED : this.flags & ~RETIRED;
+  }
+  /** An early refill was asked for and not answered yet. */
+  get refillWanted(): boolean {
+    return (this.flags & REFILL_WANTED) !== 0;
+  }
+  set refillWanted(v: boolean) {
+    this.flags = v ? this.flags | REFILL_WANTED : this.flags & ~REFILL_WANTED;
+  }
+
+  get policy(): RatePolicy {
+    return this.shape.policy;
+  }
+  set policy(policy: RatePolicy) {
+    this.shape = shapeOf(policy);
+  }
+
+  /** `rl2:{<service>:<subject>}:<hash16>`; a local-only family key builds it each time (it is rarely read). */
+  get storeKey(): string {
+    const o = this.origin;
+    if (typeof o === "string") return o;
+    // a synced key reads it every round: kept in its sync part
+    if (this.sync?.storeKey !== undefined) return this.sync.storeKey;
+    const key = o.rateStoreKey(this.subject);
+    if (!this.localOnly) this.syncPart().storeKey = key;
+    return key;
+  }
+
+  /** The family this key's policy came from (undefined: setPolicy); such keys are evicted when idle. */
+  get family(): Family | undefined {
+    const o = this.origin;
+    return typeof o === "string" ? undefined : o;
+  }
+  /** Its store key stays (a tuning-only change): `family` must name keys as this one is named. */
+  set family(family: Family | undefined) {
+    if (family !== this.family) this.origin = family ?? this.storeKey;
+  }
+
+  /** Remaining units in the header snapshot, counted down by this replica's admits since. */
+  get hdrRemaining(): number {
+    return this.hdrLeft - this.admitted;
   }
 
   get alg(): AlgorithmCode {
@@ -97,6 +146,11 @@ export class RateKeyState {
   }
   get headLimit(): number {
     return this.shape.headLimit;
+  }
+
+  private syncPart(): SyncPart {
+    if (this.sync === undefined) this.sync = new SyncPart();
+    return this.sync;
   }
 
   /** Admits in the request in flight. */
@@ -229,24 +283,31 @@ export class RateKeyState {
 
   /** Names this key state's push total in the store (idempotent rounds): unique per instance. */
   get pushId(): string {
-    if (this.pushIdValue === undefined) this.pushIdValue = newPushId();
-    return this.pushIdValue;
+    const sync = this.syncPart();
+    if (sync.pushId === undefined) sync.pushId = newPushId();
+    return sync.pushId;
   }
 
   /** Requests waiting on this key's next sync reply. */
   get waitlist(): Waitlist {
-    if (this.waitlistValue === undefined) this.waitlistValue = new Waitlist();
-    return this.waitlistValue;
+    const sync = this.syncPart();
+    if (sync.waitlist === undefined) sync.waitlist = new Waitlist();
+    return sync.waitlist;
   }
 
   /** Wakes the waiting requests, if any (allocates nothing otherwise). */
   notifyWaiters(): void {
-    this.waitlistValue?.notifyAll();
+    this.sync?.waitlist?.notifyAll();
+  }
+
+  private get rare(): RareState | undefined {
+    return this.sync?.rare;
   }
 
   private rareState(): RareState {
-    if (this.rare === undefined) this.rare = new RareState();
-    return this.rare;
+    const sync = this.syncPart();
+    if (sync.rare === undefined) sync.rare = new RareState();
+    return sync.rare;
   }
 
   // Back to every default (a boundary snapshot pushed, pacing over): the rare part goes again.
@@ -257,9 +318,18 @@ export class RateKeyState {
       r.exhaustedUntil === Number.NEGATIVE_INFINITY &&
       r.boundaryAdmitted === -1 &&
       r.overrunSinceView === 0 &&
-      r.degradedCache === undefined
+      r.degradedCache === undefined &&
+      r.ledger === undefined
     )
-      this.rare = undefined;
+      this.sync!.rare = undefined;
+  }
+
+  /** Direct units dropped, settled charges and debt (ledger.ts): made on first use. */
+  get ledger(): KeyLedger | undefined {
+    return this.rare?.ledger;
+  }
+  set ledger(l: KeyLedger | undefined) {
+    if (this.rare !== undefined || l !== undefined) this.rareState().ledger = l;
   }
 
   /** Local time before which asking for more credit gets nothing (the store said when a unit frees). */
