@@ -1,6 +1,6 @@
 import { Limiter, MemoryStore, type RateLimitConfig, systemClock } from "@resil/limit";
 import { RateLimiterMemory } from "rate-limiter-flexible";
-import { collectGarbage, measure, measureOptions, type Variant } from "../harness.js";
+import { collectGarbage, measure, measureOptions, statsRow, type Variant } from "../harness.js";
 import { HUGE_LIMIT, makeKeys } from "../keys.js";
 import { RlfWindows } from "../peers/rlf-windows.js";
 import {
@@ -48,21 +48,58 @@ function counterOf(counters: Map<string, UndecidedCounter>, id: string): Undecid
   return c;
 }
 
+/** BENCH_SCALE_ONLY=resil-,rlf-1 keeps the variants whose id starts with one of these. */
+function selected(all: Variant[]): Variant[] {
+  const only = process.env.BENCH_SCALE_ONLY?.split(",");
+  return only === undefined ? all : all.filter((v) => only.some((p) => v.id.startsWith(p)));
+}
+
+/** Rounds of the local comparison: each library measured this many times, in alternating order. */
+const LOCAL_ROUNDS = 2;
+// RateLimiterMemory's expiry timers of a 1 s window have all fired this long after its last use.
+const PEER_TIMERS_MS = 1200;
+
 /**
  * resil local-only (a family, no setPolicy, no store: each process enforces its own limit, as
  * RateLimiterMemory does) against RateLimiterMemory, 1 and 16 callers; nothing runs in the background.
+ * Each library is measured with only its own keys in the process (RateLimiterMemory expires each key
+ * with a timer of its own: a million of them firing between the other library's chunks were counted
+ * against it), in alternating rounds so that drift of a shared host reaches both.
  */
 async function localRows(opts: { smoke: boolean }, count: number, windows: 1 | 3): Promise<Row[]> {
   const keys = makeKeys(count);
-  const tag = `${sizeTag(count)}-${windows}w`;
+  const samples = new Map<string, Row[]>();
+  const rounds = opts.smoke ? 1 : LOCAL_ROUNDS;
+  for (let r = 0; r < rounds; r++) {
+    const phases = [() => ourLocalRows(opts, keys, windows), () => theirLocalRows(opts, keys, windows)];
+    if (r % 2 === 1) phases.reverse();
+    for (const phase of phases) {
+      for (const row of await phase()) samples.set(row.id, [...(samples.get(row.id) ?? []), row]);
+    }
+  }
+  return [...samples.values()].map((rows) => {
+    const first = rows[0]!;
+    if (rows.length === 1 || !first.available) return first;
+    return statsRow(
+      first.id,
+      first.label,
+      first.unit,
+      rows.flatMap((row) => row.values ?? []),
+      first.note,
+    );
+  });
+}
+
+async function ourLocalRows(
+  opts: { smoke: boolean },
+  keys: readonly string[],
+  windows: 1 | 3,
+): Promise<Row[]> {
+  const tag = `${sizeTag(keys.length)}-${windows}w`;
   const local = new Limiter({ podId: "bench" });
   local.setFamily("k", windows === 1 ? ONE_WINDOW : THREE_WINDOWS);
-  const rlf: Consume =
-    windows === 1
-      ? new RateLimiterMemory({ keyPrefix: "s1", points: HUGE_LIMIT, duration: 1 })
-      : new RlfWindows();
   const counters = new Map<string, UndecidedCounter>();
-  const list: Variant[] = [
+  const ours = selected([
     tryCheckOne(
       `resil-${tag}-1`,
       `resil tryCheck, local-only, ${tag}, 1 caller`,
@@ -77,15 +114,34 @@ async function localRows(opts: { smoke: boolean }, count: number, windows: 1 | 3
       keys,
       counterOf(counters, `resil-${tag}-16`),
     ),
-    consumeOne(`rlf-${tag}-1`, `RateLimiterMemory x ${windows}, ${tag}, 1 caller`, rlf, keys),
-    consumeCallers(`rlf-${tag}-16`, `RateLimiterMemory x ${windows}, ${tag}, 16 callers`, rlf, keys),
-  ];
+  ]);
   try {
-    return await measured(list, count, opts, counters);
+    return ours.length > 0 ? await measured(ours, keys.length, opts, counters) : [];
   } finally {
     await local.shutdown();
     collectGarbage();
   }
+}
+
+async function theirLocalRows(
+  opts: { smoke: boolean },
+  keys: readonly string[],
+  windows: 1 | 3,
+): Promise<Row[]> {
+  const tag = `${sizeTag(keys.length)}-${windows}w`;
+  const rlf: Consume =
+    windows === 1
+      ? new RateLimiterMemory({ keyPrefix: "s1", points: HUGE_LIMIT, duration: 1 })
+      : new RlfWindows();
+  const theirs = selected([
+    consumeOne(`rlf-${tag}-1`, `RateLimiterMemory x ${windows}, ${tag}, 1 caller`, rlf, keys),
+    consumeCallers(`rlf-${tag}-16`, `RateLimiterMemory x ${windows}, ${tag}, 16 callers`, rlf, keys),
+  ]);
+  if (theirs.length === 0) return [];
+  const rows = await measured(theirs, keys.length, opts, new Map());
+  await new Promise((resolve) => setTimeout(resolve, PEER_TIMERS_MS));
+  collectGarbage();
+  return rows;
 }
 
 /** The cluster protocol on an in-process store (credit, background rounds), measured alone: its rounds run between chunks. */
@@ -154,17 +210,27 @@ async function firstRows(opts: { smoke: boolean }): Promise<Row[]> {
   }
 }
 
+function envNumbers(name: string): number[] | undefined {
+  return process.env[name]?.split(",").map(Number);
+}
+
 export const scaleKeys: BenchCase = {
   name: "scale-keys",
   title: "ns per decision at 1k, 100k and 1M keys (families)",
   description:
     "the first decision on new subjects (creation included), then a family (no setPolicy) walked over 1k, 100k and 1M keys by 1 and 16 callers, 1 and 3 windows: resil local-only against RateLimiterMemory (both per process), then resil on a MemoryStore alone; every key seen once before the samples",
   async run(opts) {
-    const sizes = opts.smoke ? [1_000, 10_000] : [1_000, 100_000, 1_000_000];
-    const rows: Row[] = await firstRows(opts);
+    // BENCH_SCALE_SIZES=1000000, BENCH_SCALE_WINDOWS=1, BENCH_SCALE_PARTS=local narrow a run
+    const sizes =
+      envNumbers("BENCH_SCALE_SIZES") ?? (opts.smoke ? [1_000, 10_000] : [1_000, 100_000, 1_000_000]);
+    const windowCounts = (envNumbers("BENCH_SCALE_WINDOWS") ?? [1, 3]).filter((w) => w === 1 || w === 3);
+    const parts = process.env.BENCH_SCALE_PARTS?.split(",") ?? ["first", "local", "synced"];
+    const rows: Row[] = parts.includes("first") ? await firstRows(opts) : [];
     for (const count of sizes) {
-      for (const windows of [1, 3] as const) rows.push(...(await localRows(opts, count, windows)));
-      rows.push(...(await syncedRows(opts, count)));
+      if (parts.includes("local")) {
+        for (const windows of windowCounts) rows.push(...(await localRows(opts, count, windows as 1 | 3)));
+      }
+      if (parts.includes("synced")) rows.push(...(await syncedRows(opts, count)));
     }
     return rows;
   },

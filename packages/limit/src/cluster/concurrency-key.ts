@@ -47,6 +47,11 @@ export class ConcurrencyKeyState {
    * A new cap: the slots held stay held (the store key counts them, whatever the cap); slot credit
    * granted under the old cap is dropped, so the next slot is asked for under the new one.
    */
+  /** Wakes the requests waiting on this key's next sync reply. */
+  notifyWaiters(): void {
+    this.waitlist.notifyAll();
+  }
+
   recap(max: number): void {
     this.max = max;
     if (this.localOnly) this.allowed = max;

@@ -1,12 +1,14 @@
-import { apply, applyPast, capacity, emptyWindow, free, usage } from "../store/algorithm.js";
+import { apply, applyPast, capacity, free, usage } from "../store/algorithm.js";
 import { grantStep } from "../store/grant.js";
 import { rateKeyTtlMs } from "../store/request.js";
-import { TimeQueue } from "../store/time-queue.js";
 import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
 import { ALLOW_DEGRADED, DENY_DEGRADED, type Decision } from "./decision.js";
 import { allowWithFreshHeaders, limitedDecision, longestRetryMs, snapshotHeaders } from "./headers.js";
+import type { LocalWindows, StoredCounts } from "./local-counts.js";
 import type { RateKeyState } from "./rate-key.js";
+
+export { LocalWindows } from "./local-counts.js";
 
 /**
  * Decisions this replica takes alone: local-only keys (allowance >= 1, or no store) and fail-static
@@ -14,131 +16,8 @@ import type { RateKeyState } from "./rate-key.js";
  * here, with the store's window maths, as a store would count them for one replica.
  */
 
-// Local-only credit is re-checked at every window boundary, so its entry needs no lease beyond the
-// windows: it lives 2 x the largest window + 1 s past its last use, like a store key.
-const LOCAL_LEASE_MS = 0;
 // Fail-static decisions hold no credit: each takes units directly.
 const DIRECT_LEASE_MS = 1;
-// Expired entries go when touched; a full sweep every so many lookups bounds the rest.
-const SWEEP_EVERY = 4096;
-
-/** A local-only key's counts; also its view (a StoreView over the same window states). */
-interface LocalEntry {
-  states: WindowState[];
-  /** The StoreView fields: `windows` is `states`; `at` is the last refresh (local ms). */
-  windows: WindowState[];
-  at: number;
-  reservedOthers: number;
-  answered: boolean;
-  /** Credit this replica holds against the windows (0: none). */
-  lease: number;
-  /** Store time after which the entry is forgotten, as a store key would expire. */
-  expiresAt: number;
-  /** The outage (its last good round's local time) whose known admits were counted in (fail-static). */
-  seededFor?: number;
-}
-
-/** Window counts of keys decided locally; they outlive a key's state like store keys would. */
-export class LocalWindows {
-  private readonly entries = new Map<string, LocalEntry>();
-  private lookups = 0;
-  /** Released entries, by the time they may be forgotten. */
-  private readonly expiring = new TimeQueue<string>(1000);
-
-  /** Entries held (expired ones not yet dropped included). */
-  get size(): number {
-    return this.entries.size;
-  }
-
-  /** Drops a key's counts (its subject was removed). */
-  forget(key: string): void {
-    this.entries.delete(key);
-  }
-
-  /**
-   * The counts of a local-only key. The key holds them itself (no table entry while it lives); the
-   * table holds only those of keys let go (`park`) until their windows are over, for a subject that
-   * comes back.
-   */
-  entryOf(k: RateKeyState, t: number): LocalEntry {
-    if (++this.lookups >= SWEEP_EVERY) this.sweepExpired(t);
-    const cached = k.localEntry as LocalEntry | undefined;
-    if (cached !== undefined && t <= cached.expiresAt && cached.states.length === k.windows.length)
-      return cached;
-    let e: LocalEntry | undefined;
-    if (this.entries.size > 0) {
-      e = this.entries.get(k.storeKey);
-      if (e !== undefined) this.entries.delete(k.storeKey);
-      if (e !== undefined && (t > e.expiresAt || e.states.length !== k.windows.length)) e = undefined;
-    }
-    if (e === undefined) e = newEntry(k.windows.length, t);
-    k.localEntry = e;
-    return e;
-  }
-
-  /** A local-only key let go (evicted): its counts stay, by store key, until its windows are over. */
-  park(k: RateKeyState, t: number): void {
-    const e = k.localEntry as LocalEntry | undefined;
-    k.localEntry = undefined;
-    if (e === undefined) return;
-    e.lease = 0;
-    e.expiresAt = t + rateKeyTtlMs(k.windows, 0);
-    this.entries.set(k.storeKey, e);
-    this.expiring.add(k.storeKey, e.expiresAt + 1000);
-  }
-
-  /** Lets `key`'s credit go: the entry is forgotten once its windows are over, as a store key expires. */
-  release(key: string, windows: readonly WindowSpec[], t: number): void {
-    const e = this.entries.get(key);
-    if (e === undefined) return;
-    e.lease = 0;
-    e.expiresAt = t + rateKeyTtlMs(windows, 0);
-    this.expiring.add(key, e.expiresAt + 1000);
-  }
-
-  /** Drops released entries whose time is up. */
-  sweep(t: number): void {
-    this.expiring.popDue(t, (key) => {
-      const e = this.entries.get(key);
-      if (e !== undefined && t > e.expiresAt) this.entries.delete(key);
-      return true;
-    });
-  }
-
-  /** The live entry of `key` at store time `t` (a fresh one when absent or expired). */
-  entry(key: string, windows: number, t: number): LocalEntry {
-    if (++this.lookups >= SWEEP_EVERY) this.sweepExpired(t);
-    let e = this.entries.get(key);
-    if (e !== undefined && t > e.expiresAt) e = undefined;
-    if (e === undefined) {
-      e = newEntry(windows, t);
-      this.entries.set(key, e);
-    }
-    if (e.states.length !== windows) {
-      e.states = emptyStates(windows);
-      e.windows = e.states;
-    }
-    return e;
-  }
-
-  private sweepExpired(t: number): void {
-    this.lookups = 0;
-    for (const [key, e] of this.entries) if (t > e.expiresAt) this.entries.delete(key);
-  }
-}
-
-/** `n` empty window states, in an array of exactly n (one pushed to grows room for 17: 150 bytes a key). */
-function emptyStates(n: number): WindowState[] {
-  const states = new Array<WindowState>(n);
-  for (let i = 0; i < n; i++) states[i] = emptyWindow();
-  return states;
-}
-
-function newEntry(windows: number, t: number): LocalEntry {
-  const states = emptyStates(windows);
-  const at = Number.NEGATIVE_INFINITY;
-  return { states, windows: states, at, reservedOthers: 0, answered: true, lease: 0, expiresAt: t };
-}
 
 /** Units free in every window at `t`, whole (negative: over the limit). */
 function freeUnits(
@@ -174,7 +53,6 @@ export function refreshLocalCredit(k: RateKeyState, table: LocalWindows, now: nu
   const kept = e.lease > 0 ? Math.min(unused, e.lease) : Math.min(unused, Math.max(avail, 0));
   const { granted } = grantStep(avail - kept, Math.max(k.minCapacity, 1), 0, 1, 1);
   e.lease = kept + granted;
-  e.expiresAt = t + rateKeyTtlMs(k.windows, LOCAL_LEASE_MS);
   // the entry is the view: it changes only here, so it reads as a copy taken now would
   e.at = now;
   k.view = e;
@@ -190,7 +68,7 @@ export function refreshLocalCredit(k: RateKeyState, table: LocalWindows, now: nu
 function takeDirect(
   alg: AlgorithmCode,
   windows: readonly WindowSpec[],
-  e: LocalEntry,
+  e: StoredCounts,
   t: number,
   need: number,
 ): number {
@@ -219,7 +97,7 @@ export interface FailStaticOutage {
 function countKnownAdmits(
   k: RateKeyState,
   windows: readonly WindowSpec[],
-  e: LocalEntry,
+  e: StoredCounts,
   t: number,
   replicas: number,
   viewT: number,

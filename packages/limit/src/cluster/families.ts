@@ -7,7 +7,7 @@ import {
   ratePolicy,
 } from "./config.js";
 import { InvalidPolicyError } from "./errors.js";
-import { configHash } from "./keys.js";
+import { configHash, rateStoreKeyAt } from "./keys.js";
 
 /**
  * A policy family (see docs/protocol.md#s1-7): one policy every subject starting with `prefix` gets on
@@ -20,6 +20,8 @@ export class Family {
   /** Idle time of its subjects, once computed for a lease time (idle-sweep.ts). */
   idleMs: number | undefined;
   idleLease: number | undefined;
+  /** `rl2:{<service>:` of the limiter it is set on (subjects.ts). */
+  keyPrefix = "";
 
   constructor(
     readonly prefix: string,
@@ -29,6 +31,11 @@ export class Family {
   ) {
     this.rateHash = policy === undefined ? "" : configHash(policy.alg, policy.windows);
     this.capTuning = keyTuning(config);
+  }
+
+  /** A subject's rate store key (built, not kept: a local-only key rarely needs it). */
+  rateStoreKey(subject: string): string {
+    return rateStoreKeyAt(this.keyPrefix, subject, this.rateHash);
   }
 
   /** The family limits nothing: its subjects are unlimited (it still shadows shorter prefixes). */

@@ -21,10 +21,8 @@ export function resetAt(k: RateKeyState, t: number): number {
 
 /** Refreshes the snapshot admission from credit counts down from. */
 export function snapshotHeaders(k: RateKeyState, t: number): void {
-  k.hdrAdmitted = k.admitted;
-  k.hdrRemaining = remainingAt(k, t, k.localExtra());
+  k.hdrLeft = remainingAt(k, t, k.localExtra()) + k.admitted;
   k.hdrReset = resetAt(k, t);
-  k.hdrResetMs = k.hdrReset * 1000;
 }
 
 /** An allow with headers computed in full, refreshing the snapshot. */

@@ -276,8 +276,8 @@ export class Limiter {
   private admit(k: RateKeyState, cost: number, outcome: number): Decision | undefined {
     const t = this.spend(k, cost, outcome);
     if (t === NO_CREDIT) return undefined;
-    if (t < k.hdrResetMs) {
-      const remaining = k.hdrRemaining - (k.admitted - k.hdrAdmitted);
+    if (t < k.hdrReset * 1000) {
+      const remaining = k.hdrLeft - k.admitted;
       return {
         kind: "allow",
         headers: { limit: k.headLimit, remaining: Math.max(remaining, 0), reset: k.hdrReset },

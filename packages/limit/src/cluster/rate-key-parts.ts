@@ -1,12 +1,15 @@
 import { capacity, emptyWindow } from "../store/algorithm.js";
 import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
+import type { Waitlist } from "./admission.js";
 import type { RatePolicy } from "./config.js";
+import type { KeyLedger } from "./ledger.js";
 import type { StoreView } from "./rate-key.js";
 
 /** The parts of a key's state that are shared by a policy's keys, or made only when used (rate-key.ts). */
 
 /** What every key of one policy derives from it alike. */
 export interface PolicyShape {
+  policy: RatePolicy;
   alg: AlgorithmCode;
   windows: readonly WindowSpec[];
   capacities: readonly number[];
@@ -31,6 +34,7 @@ export function shapeOf(policy: RatePolicy): PolicyShape {
       if (w.limit / w.windowMs < h.limit / h.windowMs) head = i;
     });
     shape = {
+      policy,
       alg: policy.alg,
       windows: policy.windows,
       capacities,
@@ -57,6 +61,7 @@ export class RareState {
   boundaryTime = 0;
   overrunSinceView = 0;
   degradedCache: { replicas: number; windows: WindowSpec[] } | undefined = undefined;
+  ledger: KeyLedger | undefined = undefined;
 }
 
 /** The sync side of a key's state (see the getters of RateKeyState), made on its first sync. */
@@ -73,6 +78,11 @@ export class SyncPart {
   dueAt: number = Number.POSITIVE_INFINITY;
   riding: boolean = false;
   creditWindowEnd: number = Number.POSITIVE_INFINITY;
+  pushId: string | undefined = undefined;
+  /** A family key's store key, built on first use. */
+  storeKey: string | undefined = undefined;
+  waitlist: Waitlist | undefined = undefined;
+  rare: RareState | undefined = undefined;
 }
 
 /** A push id: names one key state's push total in the store (random, base 36). */

@@ -152,13 +152,8 @@ export class SubjectTable {
       // rate only and nothing to replace: the key alone (apply's general path, without its lookups)
       const policy = family.policy!;
       const localOnly = policy.localAllowance >= 1 || !this.hasStore;
-      const k = new RateKeyState(
-        subject,
-        rateStoreKeyAt(this.ratePrefix, subject, family.rateHash),
-        policy,
-        localOnly,
-      );
-      k.family = family;
+      // the store key is built when first needed: a local-only key may never need it
+      const k = new RateKeyState(subject, family, policy, localOnly);
       this.rates.set(subject, k);
       this.onFamilyState?.(k);
       return k;
@@ -178,6 +173,7 @@ export class SubjectTable {
   setFamily(family: Family): void {
     const old = this.families.get(family.prefix);
     if (old !== undefined && sameFamily(old, family)) return;
+    family.keyPrefix = this.ratePrefix;
     this.families.set(family);
     this.rehome((f, subject) => f === old || (f !== undefined && subject.startsWith(family.prefix)));
   }
@@ -216,8 +212,7 @@ export class SubjectTable {
         oldRate.family = family;
       } else {
         if (oldRate !== undefined) oldRate.retired = true;
-        const k = new RateKeyState(subject, key, policy, localOnly);
-        k.family = family;
+        const k = new RateKeyState(subject, family ?? key, policy, localOnly);
         this.rates.set(subject, k);
       }
     }

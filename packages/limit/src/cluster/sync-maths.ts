@@ -32,7 +32,7 @@ export function claim(key: { syncing: boolean }): boolean {
 }
 
 /** Ends a key's sync (reply applied or round failed) and wakes the requests waiting on it. */
-export function endSync(key: { syncing: boolean; readonly waitlist: { notifyAll(): void } }): void {
+export function endSync(key: { syncing: boolean; notifyWaiters(): void }): void {
   key.syncing = false;
-  key.waitlist.notifyAll();
+  key.notifyWaiters();
 }
