@@ -20,7 +20,7 @@ export { LocalWindows } from "./local-counts.js";
 const DIRECT_LEASE_MS = 1;
 
 /** Units free in every window at `t`, whole (negative: over the limit). */
-function freeUnits(
+export function freeUnits(
   alg: AlgorithmCode,
   windows: readonly WindowSpec[],
   states: WindowState[],

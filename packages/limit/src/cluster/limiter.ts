@@ -98,10 +98,11 @@ export class Limiter {
       this.options.expectedReplicas,
       this.options.onEvent,
     );
+    this.health.recoverySpanMs = this.options.heartbeatMs / 2 + this.options.roundTimeoutMs;
     this.subjects = new SubjectTable(this.service, store !== undefined);
     this.rates = this.subjects.rates;
     this.caps = this.subjects.caps;
-    const env: SyncEnv = { options: this.options, health: this.health };
+    const env: SyncEnv = { options: this.options, health: this.health, localWindows: this.localWindows };
     this.exchange = new Exchange(env, clock, store, registryStoreKey(this.service), this.subjects);
     this.schedule = this.exchange.schedule;
     this.idle = new IdleSweep(this.subjects, this.localWindows, this.options, () => this.health.offset);

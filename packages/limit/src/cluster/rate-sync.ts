@@ -5,6 +5,7 @@ import { dropStaleDirect, holdDirectUntil } from "./direct-units.js";
 import { longestRetryMs, snapshotHeaders } from "./headers.js";
 import { droppedSoFar } from "./ledger.js";
 import type { RateKeyState } from "./rate-key.js";
+import { shareRoom } from "./recovery-cap.js";
 import { carryDebt, noteDebt } from "./settle.js";
 import { blendRate, CREDIT_TRUST, endSync, type SyncEnv, windowEnd } from "./sync-maths.js";
 
@@ -22,6 +23,8 @@ export interface RateSend {
   ewma: number;
   sentAt: number;
   request: RateRequest;
+  /** Sent while credit stays within this replica's share after an outage. */
+  capped: boolean;
 }
 
 /** Load of a key at store time `t`: the fullest window, counting admits the store has not seen. */
@@ -88,10 +91,18 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
       : blendRate(k.ewma, sample, now - k.lastSync);
   const horizon = isBusy(k, t) ? k.policy.syncIntervalMs : options.slowSyncMs;
   const recovering = health.isRecovering(k.policy, now, options.tickMs);
-  const target = Math.min(Math.max(Math.ceil(ewma * horizon * 3), 1), Math.max(k.minCapacity, 1));
+  let target = Math.min(Math.max(Math.ceil(ewma * horizon * 3), 1), Math.max(k.minCapacity, 1));
+  // Extension (docs/protocol.md#s4): after an outage, credit held, asked and admitted within the share
+  const capped = !recovering && env.localWindows !== undefined && health.isCapped(k.policy, now);
+  if (capped) {
+    const room = shareRoom(k, env.localWindows!, t, replicas, pending);
+    if (k.unused() > room) k.credit = k.admitted + room;
+    target = Math.min(target, room);
+  }
   const unused = Math.min(k.unused(), target);
+  const need = recovering ? 0 : capped ? Math.min(k.waiters, target - unused) : k.waiters;
   // Extension (fair shares, docs/protocol.md#s3-9): the largest request waiting, when above one unit
-  const head = recovering || k.waiters === 0 || k.ledger === undefined ? 0 : k.ledger.head;
+  const head = recovering || capped || k.waiters === 0 || k.ledger === undefined ? 0 : k.ledger.head;
   const request: RateRequest = {
     key: k.storeKey,
     alg: k.alg,
@@ -101,9 +112,9 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     hitsOld,
     tOld: hitsOld > 0 ? k.boundaryTime : 0,
     unused,
-    want: recovering ? 0 : target - unused,
-    need: recovering ? 0 : k.waiters,
-    batch: recovering || k.waiters === 0 ? 0 : batchSize(k, replicas),
+    want: recovering ? 0 : target - unused - (capped ? need : 0),
+    need,
+    batch: recovering || capped || k.waiters === 0 ? 0 : batchSize(k, replicas),
     ...(head >= 2 ? { head } : {}),
     // a resent push (its round timed out, yet the store applied it) is charged once
     ...(pending > 0 ? { pushId: k.pushId, pushTotal: pushedBefore + pending } : {}),
@@ -125,6 +136,7 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     ewma,
     sentAt: now,
     request,
+    capped,
   };
 }
 
@@ -189,7 +201,7 @@ export function applyRateReply(
   if (direct > 0 && k.alg !== TOKEN_BUCKET) holdDirectUntil(k, windowEnd(reply.now, k.minWindowMs));
   const own = reply.kept + reply.granted + direct;
   k.credit = s.admittedAtSend + own;
-  if (env.options.lastMile === "local" && own === 0 && reply.avail >= 1) k.credit++;
+  if (env.options.lastMile === "local" && own === 0 && reply.avail >= 1 && !s.capped) k.credit++;
   k.refillBelow = Math.floor((reply.kept + reply.granted) / 2);
   if (!closing) k.validUntil = s.sentAt + CREDIT_TRUST * env.options.leaseTtlMs;
   k.creditWindowEnd = windowEnd(t, k.minWindowMs);

@@ -51,6 +51,10 @@ export class StoreHealth {
   /** The last outage (gap between good rounds) and the local time its pacing ends. */
   private outageMs = 0;
   private paceUntil = Number.NEGATIVE_INFINITY;
+  /** The local time until which credit stays within this replica's share after an outage. */
+  private capUntil = Number.NEGATIVE_INFINITY;
+  /** How long another replica may take to find the store back: a probe interval and a round. */
+  recoverySpanMs = 0;
 
   /** A stall (a round unanswered past cacheTtlMs, no failure) was reported and has not ended. */
   private stalled = false;
@@ -108,6 +112,11 @@ export class StoreHealth {
   /** The store answers again, but the second an outage ended in is not over: fail-static, even when failing open. */
   isPacing(tuning: KeyTuning, now: number): boolean {
     return !this.failing && !this.stalled && now < this.paceUntil && this.outageMs > tuning.cacheTtlMs;
+  }
+
+  /** After pacing, until every replica had time to find the store back: credit within this replica's share (docs/protocol.md#s4). */
+  isCapped(tuning: KeyTuning, now: number): boolean {
+    return !this.failing && !this.stalled && now < this.capUntil && this.outageMs > tuning.cacheTtlMs;
   }
 
   /** Failing, just recovered, or pacing a recovery: no new credit is asked for or taken (see docs/protocol.md#s4). */
@@ -224,6 +233,8 @@ export class StoreHealth {
       const err = Number.isFinite(this.offsetRtt) ? Math.min(this.offsetRtt / 2, PACE_WINDOW_MS) : 0;
       const t = recv + this.offset + err;
       this.paceUntil = (Math.floor(t / PACE_WINDOW_MS) + 1) * PACE_WINDOW_MS - this.offset + err;
+      const late = t + this.recoverySpanMs;
+      this.capUntil = (Math.floor(late / PACE_WINDOW_MS) + 1) * PACE_WINDOW_MS - this.offset + err;
       emitEvent(this.onEvent, { type: "storeRecovered", outageMs: this.outageMs, at: recv });
     }
     this.failing = false;

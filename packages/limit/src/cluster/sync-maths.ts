@@ -1,10 +1,13 @@
 import type { ResolvedOptions } from "./config.js";
+import type { LocalWindows } from "./local-counts.js";
 import type { StoreHealth } from "./store-health.js";
 
 /** What building and applying a sync reads: the limiter's options and what it knows of the store. */
 export interface SyncEnv {
   readonly options: ResolvedOptions;
   readonly health: StoreHealth;
+  /** This replica's own window counts: fail-static decisions, and its share after an outage. */
+  readonly localWindows?: LocalWindows;
 }
 
 /** Credit is trusted for this share of its lease, from the time its request was sent. */

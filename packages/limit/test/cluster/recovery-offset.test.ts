@@ -76,4 +76,19 @@ describe("recovery from a store unreachable from the start, its first round slow
     for (const n of seconds) expect(n, seconds.join(" ")).toBeLessThanOrEqual(LIMIT + REPLICAS - 1);
     expect(seconds[4]).toBe(LIMIT);
   });
+
+  it("replicas finding the store back on either side of a second boundary hold L + N - 1 too", async () => {
+    // before: 55, 54, 57 (one replica on store credit while another still spent its fail-static share)
+    const cases: Array<[upAtMs: number, firstMs: number, staggerMs: number]> = [
+      [2700, 1, 173],
+      [2800, 30, 173],
+      [2900, 1, 60],
+    ];
+    for (const [upAtMs, firstMs, staggerMs] of cases) {
+      const seconds = await admitsPerSecond(upAtMs, firstMs, staggerMs);
+      for (const n of seconds) expect(n, seconds.join(" ")).toBeLessThanOrEqual(LIMIT + REPLICAS - 1);
+      // the cap costs little: the two seconds after the store came back still admit at least 2 L - N
+      expect(seconds[3]! + seconds[4]!, seconds.join(" ")).toBeGreaterThanOrEqual(2 * LIMIT - REPLICAS);
+    }
+  });
 });
