@@ -14,7 +14,12 @@ export const CASES: ReadonlyArray<{ name: string; load: () => Promise<BenchCase>
   { name: "http", load: async () => (await import("./cases/http.js")).http, limitMs: 1_800_000 },
   { name: "scale-idle", load: async () => (await import("./cases/scale-idle.js")).scaleIdle },
   { name: "scale-redis", load: async () => (await import("./cases/scale-redis.js")).scaleRedis },
-  { name: "scale-keys", load: async () => (await import("./cases/scale-keys.js")).scaleKeys },
+  // each library alone in its process, two rounds, up to 1M keys each
+  {
+    name: "scale-keys",
+    load: async () => (await import("./cases/scale-keys.js")).scaleKeys,
+    limitMs: 900_000,
+  },
   { name: "settle-wait", load: async () => (await import("./cases/settle-wait.js")).settleWait },
 ];
 
