@@ -4,6 +4,7 @@ import {
   type RateRequest,
   RedisCommandError,
   RedisStore,
+  type Store,
   type WindowSpec,
 } from "@resil/limit";
 import { concurrencyStoreKey, configHash, keySlot, rateStoreKey, registryStoreKey } from "@resil/limit/store";
@@ -210,13 +211,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         [start + 1400, ask("d", { batch: 0 })], // no batch: the plain grant step; one unit held for c's ticket
         [start + 1401, ask("c")], // c, first in line now, gets what is free (3 of its 4)
       ];
-      const got: number[][][] = [[], []];
-      for (const [i, s] of [store, memory].entries()) {
-        for (const [now, request] of steps) {
-          const r = (await s.round({ now, releases: [], rates: [request], concurrency: [] })).rates[0]!;
-          got[i]!.push([r.others, r.avail, r.granted, r.direct]);
-        }
-      }
+      const got = await grantsOf([store, memory], steps);
       expect(got[0]).toEqual(got[1]);
       // [others, avail, granted, direct]
       expect(got[0]!.slice(1)).toEqual([
@@ -248,13 +243,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         [T0, ask("f", { alg: 0, windows: fixed, key: `${key}f`, hits: 80, need: 50, head: 50 })],
         [T0 + 1, ask("g", { alg: 0, windows: fixed, key: `${key}f`, need: 1 })], // a fixed window: kept only if it fits
       ];
-      const got: number[][][] = [[], []];
-      for (const [i, s] of [store, memory].entries()) {
-        for (const [now, request] of steps) {
-          const r = (await s.round({ now, releases: [], rates: [request], concurrency: [] })).rates[0]!;
-          got[i]!.push([r.others, r.avail, r.granted, r.direct]);
-        }
-      }
+      const got = await grantsOf([store, memory], steps);
       expect(got[0]).toEqual(got[1]);
       // [others, avail, granted, direct]
       expect(got[0]).toEqual([
@@ -488,4 +477,18 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       }
     });
   });
+}
+
+/** Each step's reply as [others, avail, granted, direct], per store, the steps played in order. */
+async function grantsOf(stores: Store[], steps: Array<[number, RateRequest]>): Promise<number[][][]> {
+  const got: number[][][] = [];
+  for (const s of stores) {
+    const rows: number[][] = [];
+    for (const [now, request] of steps) {
+      const r = (await s.round({ now, releases: [], rates: [request], concurrency: [] })).rates[0]!;
+      rows.push([r.others, r.avail, r.granted, r.direct]);
+    }
+    got.push(rows);
+  }
+  return got;
 }
