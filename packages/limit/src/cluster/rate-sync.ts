@@ -93,9 +93,9 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
   const recovering = health.isRecovering(k.policy, now, options.tickMs);
   let target = Math.min(Math.max(Math.ceil(ewma * horizon * 3), 1), Math.max(k.minCapacity, 1));
   // Extension (docs/protocol.md#s4): after an outage, credit held, asked and admitted within the share
-  const capped = !recovering && env.localWindows !== undefined && health.isCapped(k.policy, now);
+  const capped = !recovering && health.isCapped(k.policy, now);
   if (capped) {
-    const room = shareRoom(k, env.localWindows!, t, replicas, pending);
+    const room = shareRoom(k, env.localWindows, t, replicas, pending);
     if (k.unused() > room) k.credit = k.admitted + room;
     target = Math.min(target, room);
   }

@@ -7,7 +7,7 @@ export interface SyncEnv {
   readonly options: ResolvedOptions;
   readonly health: StoreHealth;
   /** This replica's own window counts: fail-static decisions, and its share after an outage. */
-  readonly localWindows?: LocalWindows;
+  readonly localWindows: LocalWindows;
 }
 
 /** Credit is trusted for this share of its lease, from the time its request was sent. */

@@ -8,6 +8,7 @@ import {
   MIN_CONCURRENCY_LEASE_MS,
 } from "../../src/cluster/concurrency-sync.js";
 import { type RateLimitConfig, ratePolicy, resolveOptions } from "../../src/cluster/config.js";
+import { LocalWindows } from "../../src/cluster/local-counts.js";
 import { RateKeyState } from "../../src/cluster/rate-key.js";
 import {
   applyRateReply,
@@ -28,7 +29,7 @@ function env(replicas = 1): SyncEnv {
   const health = new StoreHealth(0, STORE_START);
   health.replicaCount = replicas;
   health.recoveredAt = Number.NEGATIVE_INFINITY;
-  return { options: resolveOptions({ service: "s", podId: "p" }), health };
+  return { options: resolveOptions({ service: "s", podId: "p" }), health, localWindows: new LocalWindows() };
 }
 
 function rateKey(cfg: RateLimitConfig): RateKeyState {

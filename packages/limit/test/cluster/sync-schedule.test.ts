@@ -2,13 +2,18 @@
 
 import { describe, expect, it } from "vitest";
 import { ratePolicy, resolveOptions } from "../../src/cluster/config.js";
+import { LocalWindows } from "../../src/cluster/local-counts.js";
 import { RateKeyState } from "../../src/cluster/rate-key.js";
 import { StoreHealth } from "../../src/cluster/store-health.js";
 import { nextRateCheck, SyncSchedule } from "../../src/cluster/sync-schedule.js";
 
 function setup() {
   const health = new StoreHealth(0, 1_000_000);
-  const env = { options: resolveOptions({ service: "s", podId: "p" }), health };
+  const env = {
+    options: resolveOptions({ service: "s", podId: "p" }),
+    health,
+    localWindows: new LocalWindows(),
+  };
   const key = (i: number) =>
     new RateKeyState(`k${i}`, `rl2:{s:k${i}}:0`, ratePolicy({ requestsPerSecond: 100 })!, false);
   return { env, schedule: new SyncSchedule(env), key };
