@@ -1,8 +1,6 @@
 import type { KeyTuning } from "./config.js";
 import { emitEvent, type LimiterEventListener } from "./events.js";
 
-/** Each clock-offset sample after the first moves the offset this share of the way. */
-const OFFSET_GAIN = 0.2;
 /** Each round-trip sample moves the measured round trip this share of the way. */
 const RTT_GAIN = 0.2;
 /** A wait on a sync lasts up to this many measured round trips (within cacheTtlMs). */
@@ -202,21 +200,34 @@ export class StoreHealth {
   }
 
   /**
+   * The store read its clock somewhere between `sent` and `recv`, so the offset lies in
+   * [storeNow − recv, storeNow − sent]. A quicker round trip replaces the offset outright; a slower one
+   * moves it only as far as needed to lie in that range (a round held by a paused store reads its clock
+   * at the end: taking its midpoint would shift every window by up to half the pause).
+   */
+  private sampleOffset(storeNow: number, sent: number, recv: number): void {
+    const rtt = recv - sent;
+    if (!this.offsetMeasured || rtt <= this.offsetRtt) {
+      this.offset = storeNow - (sent + recv) / 2;
+      this.offsetRtt = rtt;
+    } else {
+      const lo = storeNow - recv;
+      const hi = storeNow - sent;
+      const moved = Math.min(Math.max(this.offset, lo), hi);
+      // a sample that disagrees with the offset (a clock stepped): trust it, its whole range as the error
+      this.offsetRtt = moved === this.offset ? this.offsetRtt * 1.1 : Math.max(this.offsetRtt * 1.1, 2 * rtt);
+      this.offset = moved;
+    }
+    this.offsetMeasured = true;
+  }
+
+  /**
    * A round trip sent at `sent` answered at `recv`, the store's clock reading `storeNow` in between:
    * the offset moves toward the sample (the first sample sets it). True when it ends an outage.
    */
   recordReply(sent: number, recv: number, storeNow: number | undefined): boolean {
     if (storeNow !== undefined && Number.isFinite(storeNow) && storeNow > 0) {
-      const sample = storeNow - (sent + recv) / 2;
-      const rtt = recv - sent;
-      if (!this.offsetMeasured || rtt <= this.offsetRtt) {
-        this.offset = sample;
-        this.offsetRtt = rtt;
-      } else {
-        this.offset += OFFSET_GAIN * (sample - this.offset);
-        this.offsetRtt *= 1.1;
-      }
-      this.offsetMeasured = true;
+      this.sampleOffset(storeNow, sent, recv);
     }
     const rtt = recv - sent;
     this.rttMs = this.rttMs === 0 ? rtt : this.rttMs + RTT_GAIN * (rtt - this.rttMs);

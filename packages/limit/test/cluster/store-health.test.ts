@@ -12,9 +12,20 @@ describe("StoreHealth", () => {
     expect(h.offset).toBe(1100);
     h.recordReply(1000, 1002, 1000 + 1001);
     expect(h.offset).toBe(1000);
-    // a slower sample only moves it 20 % of the way
+    // a slower sample that agrees with it (its store read late in the round) leaves it
     h.recordReply(2000, 2100, 1000 + 2050 + 50);
-    expect(h.offset).toBeCloseTo(1010, 6);
+    expect(h.offset).toBe(1000);
+  });
+
+  it("a round held by a paused store moves the offset only as far as it proves", () => {
+    const h = new StoreHealth(0, 0);
+    h.recordReply(0, 2, 1001); // store clock = local + 1000
+    // sent at 100, the store paused until 2100 and read its clock then: its midpoint says +2000
+    h.recordReply(100, 2101, 1000 + 2100);
+    expect(h.offset).toBe(1000);
+    // a sample that disagrees (the store's clock stepped 300 ms): the nearest offset it allows
+    h.recordReply(3000, 3010, 1300 + 3005);
+    expect(h.offset).toBe(1295);
   });
 
   it("waits max(redisTimeoutMs, min(cacheTtlMs, 2 x the round trip))", () => {
