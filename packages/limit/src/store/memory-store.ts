@@ -194,7 +194,8 @@ export class MemoryStore implements Store {
     if (direct > 0) {
       for (let i = 0; i < windows.length; i++) apply(alg, windows[i]!, states[i]!, now, direct);
     }
-    if (setsPool(alg, head, pool, kept + granted + direct)) entry.pool = { credit: head, expiry: now + turnTtlMs(req.leaseTtlMs) };
+    if (setsPool(alg, head, pool, kept + granted + direct))
+      entry.pool = { credit: head, expiry: now + turnTtlMs(req.leaseTtlMs) };
     const mine = kept + granted;
     if (mine > 0) entry.leases.set(req.pod, { credit: mine, expiry: now + req.leaseTtlMs });
     else entry.leases.delete(req.pod);
