@@ -240,8 +240,10 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         [T0 + 300, ask("c", { need: 50, head: 50 })], // takes 50
         [T0 + 800, ask("b", { need: 3 })], // beyond the pool
         [T0 + 1400, ask("b", { need: 1 })], // the pool lapsed a third of the lease after c's ask
-        [T0, ask("f", { alg: 0, windows: fixed, key: `${key}f`, hits: 80, need: 50, head: 50 })],
-        [T0 + 1, ask("g", { alg: 0, windows: fixed, key: `${key}f`, need: 1 })], // a fixed window: kept only if it fits
+        [T0, ask("f", { alg: 0, windows: fixed, key: `${key}f`, hits: 30, need: 50, head: 50 })], // covered: a pool
+        [T0 + 1, ask("g", { alg: 0, windows: fixed, key: `${key}f`, need: 1 })], // a fixed window keeps it to its end
+        [T0, ask("f", { alg: 0, windows: fixed, key: `${key}s`, hits: 80, need: 50, head: 50 })], // short: no pool
+        [T0 + 1, ask("g", { alg: 0, windows: fixed, key: `${key}s`, need: 1 })], // the last units go to smaller requests
       ];
       const got = await grantsOf([store, memory], steps);
       expect(got[0]).toEqual(got[1]);
@@ -252,6 +254,8 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
         [2, 58, 0, 50],
         [51, 9, 0, 3],
         [0, 100, 0, 1],
+        [0, 70, 0, 50],
+        [50, -30, 0, 0],
         [0, 20, 0, 0],
         [1, 19, 0, 1],
       ]);
@@ -259,6 +263,8 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       expect(hash.has("h")).toBe(false);
       const fixedHash = parseHash(await rawCommand(server.port, ["HGETALL", `${key}f`]));
       expect(fixedHash.get("h")).toBe(`50:${T0 + 1000}`);
+      const shortHash = parseHash(await rawCommand(server.port, ["HGETALL", `${key}s`]));
+      expect(shortHash.has("h")).toBe(false);
     });
 
     it("writes the layout of @resil/limit docs/protocol.md#s3-4: windows, leases, TTLs, registry", async () => {

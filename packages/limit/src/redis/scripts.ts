@@ -355,9 +355,9 @@ for i = 1, nw do
   if low == nil or v < low then low = v end
 end
 local avail = mfloor(low)
--- a pool kept for a larger request stays free (a fixed window's only while it fits: nothing frees before its end)
+-- a pool kept for a larger request stays free, with every algorithm (a fixed window's to its end)
 local leaves = pool > 0 and head < pool
-if leaves and (alg ~= 0 or avail >= pool) then
+if leaves then
   others = mmin(others + pool, COUNT_MAX)
   avail = avail - pool
 end
@@ -425,8 +425,11 @@ elseif need > 0 then
   end
   set(ticketName, fmt(myTicket) .. ':' .. fmt(now + ttl / 3))
 end
--- an ask whose head may take the pool keeps it at that size for the next one
-if head >= 2 and not leaves then set('h', fmt(head) .. ':' .. fmt(now + ttl / 3)) end
+-- an ask whose head may take the pool keeps it at that size for the next one (a fixed window's only
+-- when the head was covered: nothing frees before its end to cover one left short)
+if head >= 2 and not leaves and (alg ~= 0 or kept + granted + direct >= head) then
+  set('h', fmt(head) .. ':' .. fmt(now + ttl / 3))
+end
 if ndels > 0 then redis.call('HDEL', key, unpack(dels, 1, ndels)) end
 redis.call('HSET', key, unpack(sets, 1, nsets))
 redis.call('PEXPIRE', key, keyTtlText)

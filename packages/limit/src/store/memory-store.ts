@@ -4,7 +4,7 @@ import { systemClock } from "../clock/system-clock.js";
 import { apply, applyPast, COUNT_MAX, capacity, emptyWindow, saturatingAdd, usage } from "./algorithm.js";
 import { StoreUnavailableError } from "./errors.js";
 import { grantStep } from "./grant.js";
-import { leavesPool, poolFits, poolGrantStep, setsPool } from "./pool.js";
+import { leavesPool, poolGrantStep, setsPool } from "./pool.js";
 import {
   normalizeConcurrency,
   normalizeHeartbeat,
@@ -168,7 +168,7 @@ export class MemoryStore implements Store {
       low = Math.min(low, capacity(alg, spec) - usage(alg, spec, states[i]!, now) - held.others);
     }
     let avail = Math.floor(low);
-    if (leavesPool(head, pool) && poolFits(alg, avail, pool)) {
+    if (leavesPool(head, pool)) {
       held.others = saturatingAdd(held.others, pool);
       avail -= pool;
     }
@@ -194,7 +194,8 @@ export class MemoryStore implements Store {
     if (direct > 0) {
       for (let i = 0; i < windows.length; i++) apply(alg, windows[i]!, states[i]!, now, direct);
     }
-    if (setsPool(head, pool)) entry.pool = { credit: head, expiry: now + turnTtlMs(req.leaseTtlMs) };
+    if (setsPool(alg, head, pool, kept + granted + direct))
+      entry.pool = { credit: head, expiry: now + turnTtlMs(req.leaseTtlMs) };
     const mine = kept + granted;
     if (mine > 0) entry.leases.set(req.pod, { credit: mine, expiry: now + req.leaseTtlMs });
     else entry.leases.delete(req.pod);

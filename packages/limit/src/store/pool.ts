@@ -7,7 +7,9 @@ import type { AlgorithmCode } from "./types.js";
  * cost-1 requests would take the units one by one as they free. An ask with a waiting request of
  * more than one unit (`head`) makes the store keep that many units free: the key's *pool* (Redis
  * field `h` = `size:expiry`), live a third of the lease from the last such ask. An ask with a smaller
- * head leaves the pool free, as it leaves others' leases; one with a head as large may take it.
+ * head leaves the pool free, as it leaves others' leases, with every algorithm and also when fewer
+ * units are free (a fixed window's last units wait for a large request: given to smaller ones they
+ * would take more than their share); one with a head as large may take it.
  */
 
 /** A waiting request of at least this many units keeps a pool. */
@@ -18,18 +20,18 @@ export function leavesPool(head: number, pool: number): boolean {
   return pool > 0 && head < pool;
 }
 
-/**
- * Whether the pool is left free, given what is free beside others' leases (`avail`): a fixed window
- * frees nothing before it ends, so a pool it cannot hold now is not kept (its last units go to smaller
- * requests); a sliding window or a token bucket frees units as time passes, so the pool fills.
- */
-export function poolFits(alg: AlgorithmCode, avail: number, pool: number): boolean {
-  return alg !== FIXED_WINDOW || avail >= pool;
+/** Whether an ask's head may take the pool (or start one): a large request waiting, no larger pool. */
+export function takesPool(head: number, pool: number): boolean {
+  return head >= POOL_MIN_HEAD && !leavesPool(head, pool);
 }
 
-/** After an ask whose head may take the pool, the pool is its head's size, live a third of the lease. */
-export function setsPool(head: number, pool: number): boolean {
-  return head >= POOL_MIN_HEAD && !leavesPool(head, pool);
+/**
+ * After an ask whose head may take the pool, the pool is its head's size, live a third of the lease.
+ * A fixed window frees nothing before it ends: there only a head that was covered keeps the pool (one
+ * left short could not be covered before the window ends, so its units stay with smaller requests).
+ */
+export function setsPool(alg: AlgorithmCode, head: number, pool: number, covered: number): boolean {
+  return takesPool(head, pool) && (alg !== FIXED_WINDOW || covered >= head);
 }
 
 /**
@@ -56,7 +58,7 @@ export function poolGrantStep(
   const { granted } = grantStep(ahead, want, need, allowance, replicas, batch);
   const left = Math.floor(free) - granted;
   let direct = need > granted && left >= 1 ? Math.min(need - granted, left) : 0;
-  if (setsPool(head, pool) && kept + granted + direct < head)
+  if (takesPool(head, pool) && kept + granted + direct < head)
     direct = Math.min(direct, Math.max(0, need - head));
   return { granted, direct };
 }

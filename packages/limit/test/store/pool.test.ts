@@ -66,22 +66,27 @@ describe("MemoryStore pool", () => {
     expect(store.rate(bucket({ pod: "b", need: 1 }), T0 + 1000)).toMatchObject({ others: 0, direct: 1 });
   });
 
-  it("a fixed window keeps no pool it cannot hold: its last units go to smaller requests", () => {
+  it("a fixed window keeps a served large request's pool to its end: its last units wait for the next", () => {
+    const store = new MemoryStore();
+    // 70 free: a's cost-50 request is covered and keeps a pool of 50 for the next one
+    expect(store.rate(rate({ pod: "a", hits: 30, need: 50, head: 50 }), T0)).toMatchObject({ direct: 50 });
+    // 20 free, fewer than the pool: b's cost-1 request still leaves them (given to it, cost-1
+    // requests would take more than their share of the units)
+    expect(store.rate(rate({ pod: "b", need: 1, want: 100 }), T0 + 1)).toMatchObject({
+      avail: -30,
+      granted: 0,
+      direct: 0,
+      others: 50,
+    });
+  });
+
+  it("a fixed window keeps no pool for a large request left short: nothing frees before its end", () => {
     const store = new MemoryStore();
     store.rate(rate({ pod: "a", hits: 80, need: 50, head: 50 }), T0);
     expect(store.rate(rate({ pod: "b", need: 1 }), T0 + 1)).toMatchObject({
       avail: 19,
       direct: 1,
       others: 1, // a's ticket
-    });
-    // with room for it, the pool stays free
-    const fresh = new MemoryStore();
-    expect(fresh.rate(rate({ pod: "a", need: 50, head: 50 }), T0)).toMatchObject({ direct: 50 });
-    expect(fresh.rate(rate({ pod: "b", need: 1, want: 100 }), T0 + 1)).toMatchObject({
-      avail: 0,
-      granted: 0,
-      direct: 0,
-      others: 50,
     });
   });
 });
