@@ -30,9 +30,23 @@ local mfloor, mmin, mmax, sformat, sbyte, ssub, smatch = math.floor, math.min, m
 local COUNT_MAX = 9007199254740991
 -- a whole number prints the same with '%d', which skips the slow exact-decimal path
 local function whole(x) return x == mfloor(x) and x > -COUNT_MAX and x < COUNT_MAX end
+-- numbers read and printed, remembered for this call: the keys of one call share most of their
+-- strings and values, and strtod / sprintf cost more than a table lookup
+local numOf, textOf = {}, {}
+local function num(s)
+  local n = numOf[s]
+  if n == nil then
+    n = tonumber(s)
+    if n ~= nil then numOf[s] = n end
+  end
+  return n
+end
 local function fmt(x)
-  if whole(x) then return sformat('%d', x) end
-  return sformat('%.17g', x)
+  local text = textOf[x]
+  if text ~= nil then return text end
+  if whole(x) then text = sformat('%d', x) else text = sformat('%.17g', x) end
+  if x == x then textOf[x] = text end -- NaN is no table key
+  return text
 end
 local function storeNow(given)
   if given > 0 then return given end
@@ -57,7 +71,7 @@ end
 local function readLease(v)
   local credit, expiry = smatch(v, '^([^:]*):(.*)$')
   if not credit then return nil end
-  return tonumber(credit), tonumber(expiry)
+  return num(credit), num(expiry)
 end
 `;
 
@@ -148,6 +162,27 @@ local function set(name, value)
   nsets = nsets + 2
 end
 
+-- "w<i>", named once per call (a number in a concatenation goes through sprintf)
+local windowFields = {}
+local function windowField(i)
+  local name = windowFields[i]
+  if name == nil then
+    name = 'w' .. i
+    windowFields[i] = name
+  end
+  return name
+end
+-- the window number of a field "w<n>" (false: not a number), read once per call
+local windowNumbers = {}
+local function windowNumber(name)
+  local n = windowNumbers[name]
+  if n == nil then
+    n = tonumber(ssub(name, 2)) or false
+    windowNumbers[name] = n
+  end
+  return n
+end
+
 local function capacity(i)
   if alg == 2 then return bursts[i] end
   return limits[i]
@@ -199,12 +234,12 @@ end
 local function readWindow(s, v)
   local a, b, c, d = smatch(v, '^([^:]+):([^:]+):([^:]+):([^:]+)$')
   if a then
-    s[1], s[2], s[3], s[4] = tonumber(a) or 0, tonumber(b) or 0, tonumber(c) or 0, tonumber(d) or 0
+    s[1], s[2], s[3], s[4] = num(a) or 0, num(b) or 0, num(c) or 0, num(d) or 0
     return
   end
   local k = 1
   for part in string.gmatch(v, '[^:]+') do
-    s[k] = tonumber(part) or 0
+    s[k] = num(part) or 0
     k = k + 1
   end
 end
@@ -254,18 +289,18 @@ end
 -- one key: its block starts after ARGV[base]; its reply entries follow out[nout]; returns the next base and nout
 local function rateKey(key, base, out, nout)
 readSettings(base)
-local hits = tonumber(ARGV[base + 4])  -- hits to charge at now
-local unused = tonumber(ARGV[base + 5]) -- credit the replica still holds
-local want = tonumber(ARGV[base + 6])  -- new credit wanted
-local need = tonumber(ARGV[base + 7])  -- requests waiting now
-local allowance = tonumber(ARGV[base + 8]) -- min(localAllowance, 1)
-local replicas = tonumber(ARGV[base + 9]) -- live replicas of the service
-local hitsOld = tonumber(ARGV[base + 12]) -- hits admitted before the last boundary
-local tOld = tonumber(ARGV[base + 13]) -- when those were admitted
-local batch = tonumber(ARGV[base + 14]) -- credit a replica with requests waiting may take (0: none)
+local hits = num(ARGV[base + 4])  -- hits to charge at now
+local unused = num(ARGV[base + 5]) -- credit the replica still holds
+local want = num(ARGV[base + 6])  -- new credit wanted
+local need = num(ARGV[base + 7])  -- requests waiting now
+local allowance = num(ARGV[base + 8]) -- min(localAllowance, 1)
+local replicas = num(ARGV[base + 9]) -- live replicas of the service
+local hitsOld = num(ARGV[base + 12]) -- hits admitted before the last boundary
+local tOld = num(ARGV[base + 13]) -- when those were admitted
+local batch = num(ARGV[base + 14]) -- credit a replica with requests waiting may take (0: none)
 local pushId = ARGV[base + 15]         -- names the replica key state's push total ('' : none)
-local pushTotal = tonumber(ARGV[base + 16]) -- units that key state pushed so far, these hits included
-local head = tonumber(ARGV[base + 17])  -- the largest request waiting (a pool is kept for 2 or more)
+local pushTotal = num(ARGV[base + 16]) -- units that key state pushed so far, these hits included
+local head = num(ARGV[base + 17])  -- the largest request waiting (a pool is kept for 2 or more)
 ndels, nsets = 0, 0
 
 -- 1. read windows, leases and turns; expired leases and turns go
@@ -280,7 +315,7 @@ for f = 1, #fields, 2 do
   local name, value = fields[f], fields[f + 1]
   local first = sbyte(name, 1)
   if first == 119 then                 -- 'w'
-    local n = tonumber(ssub(name, 2))
+    local n = windowNumber(name)
     if n then
       stored[n] = value
       nstored = nstored + 1
@@ -397,11 +432,7 @@ nout = nout + 6
 for i = 1, nw do
   local s = states[i]
   local tat = fmt(s[4])
-  if whole(s[1]) and whole(s[2]) and whole(s[3]) then
-    set('w' .. i, sformat('%d:%d:%d:', s[1], s[2], s[3]) .. tat)
-  else
-    set('w' .. i, fmt(s[1]) .. ':' .. fmt(s[2]) .. ':' .. fmt(s[3]) .. ':' .. tat)
-  end
+  set(windowField(i), fmt(s[1]) .. ':' .. fmt(s[2]) .. ':' .. fmt(s[3]) .. ':' .. tat)
   out[nout + 1] = s[1]
   out[nout + 2] = s[2]
   out[nout + 3] = s[3]
