@@ -141,7 +141,7 @@ local function windowIndex(t, w)
 end
 
 -- the key being served: set by rateKey, read by the helpers below (defined once per call, not per key)
-local alg, now, nw, largest, pod, ttl
+local alg, now, nw, largest, pod, ttl, allowance, replicas
 local limits, widths, bursts = {}, {}, {}
 -- the previous block's settings as sent: a block sending the same strings (Lua interns them, so
 -- comparing is cheap) reuses what was parsed, which most keys of a call do
@@ -288,19 +288,29 @@ end
 
 -- one key: its block starts after ARGV[base]; its reply entries follow out[nout]; returns the next base and nout
 local function rateKey(key, base, out, nout)
-readSettings(base)
-local hits = num(ARGV[base + 4])  -- hits to charge at now
-local unused = num(ARGV[base + 5]) -- credit the replica still holds
-local want = num(ARGV[base + 6])  -- new credit wanted
-local need = num(ARGV[base + 7])  -- requests waiting now
-local allowance = num(ARGV[base + 8]) -- min(localAllowance, 1)
-local replicas = num(ARGV[base + 9]) -- live replicas of the service
-local hitsOld = num(ARGV[base + 12]) -- hits admitted before the last boundary
-local tOld = num(ARGV[base + 13]) -- when those were admitted
-local batch = num(ARGV[base + 14]) -- credit a replica with requests waiting may take (0: none)
-local pushId = ARGV[base + 15]         -- names the replica key state's push total ('' : none)
-local pushTotal = num(ARGV[base + 16]) -- units that key state pushed so far, these hits included
-local head = num(ARGV[base + 17])  -- the largest request waiting (a pool is kept for 2 or more)
+local hits, unused, want, need, hitsOld, tOld, batch, pushId, pushTotal, head, nextBase
+if ARGV[base + 1] == '=' then
+  -- a compact block: the previous block's settings, then this key's values in the same order
+  hits, unused, want, need = num(ARGV[base + 2]), num(ARGV[base + 3]), num(ARGV[base + 4]), num(ARGV[base + 5])
+  hitsOld, tOld, batch = num(ARGV[base + 6]), num(ARGV[base + 7]), num(ARGV[base + 8])
+  pushId, pushTotal, head = ARGV[base + 9], num(ARGV[base + 10]), num(ARGV[base + 11])
+  nextBase = base + 11
+else
+  readSettings(base)
+  hits = num(ARGV[base + 4])           -- hits to charge at now
+  unused = num(ARGV[base + 5])         -- credit the replica still holds
+  want = num(ARGV[base + 6])           -- new credit wanted
+  need = num(ARGV[base + 7])           -- requests waiting now
+  allowance = num(ARGV[base + 8])      -- min(localAllowance, 1)
+  replicas = num(ARGV[base + 9])       -- live replicas of the service
+  hitsOld = num(ARGV[base + 12])       -- hits admitted before the last boundary
+  tOld = num(ARGV[base + 13])          -- when those were admitted
+  batch = num(ARGV[base + 14])         -- credit a replica with requests waiting may take (0: none)
+  pushId = ARGV[base + 15]             -- names the replica key state's push total ('' : none)
+  pushTotal = num(ARGV[base + 16])     -- units that key state pushed so far, these hits included
+  head = num(ARGV[base + 17])          -- the largest request waiting (a pool is kept for 2 or more)
+  nextBase = base + 17 + 3 * nw
+end
 ndels, nsets = 0, 0
 
 -- 1. read windows, leases and turns; expired leases and turns go
@@ -461,7 +471,7 @@ if head >= 2 and not leaves then set('h', fmt(head) .. ':' .. fmt(now + ttl / 3)
 if ndels > 0 then redis.call('HDEL', key, unpack(dels, 1, ndels)) end
 redis.call('HSET', key, unpack(sets, 1, nsets))
 redis.call('PEXPIRE', key, keyTtlText)
-return base + 17 + 3 * nw, nout
+return nextBase, nout
 end
 
 local out, nout = {}, 0
