@@ -468,7 +468,19 @@ elseif need > 0 then
 end
 -- an ask whose head may take the pool keeps it at that size for the next one
 if head >= 2 and not leaves then set('h', fmt(head) .. ':' .. fmt(now + ttl / 3)) end
-if ndels > 0 then redis.call('HDEL', key, unpack(dels, 1, ndels)) end
+if ndels > 0 then
+  -- an expired field written again below (the replica's own lease or push total) needs no delete
+  local written = {}
+  for i = 1, nsets, 2 do written[sets[i]] = true end
+  local left = 0
+  for i = 1, ndels do
+    if not written[dels[i]] then
+      left = left + 1
+      dels[left] = dels[i]
+    end
+  end
+  if left > 0 then redis.call('HDEL', key, unpack(dels, 1, left)) end
+end
 redis.call('HSET', key, unpack(sets, 1, nsets))
 redis.call('PEXPIRE', key, keyTtlText)
 return nextBase, nout
