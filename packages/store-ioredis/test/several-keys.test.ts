@@ -31,20 +31,27 @@ describe("RedisStore: several subjects per script call (ioredis, single node)", 
     await server?.stop();
   });
 
-  it("replies like MemoryStore on 300 random rounds of 1 to 40 keys, 3 per call", async () => {
-    const rnd = seededRandom(0xca11);
+  /**
+   * Random rounds against MemoryStore. `shared`: subjects share 4 policies, a round's keys come
+   * grouped by policy and mostly with the round's pod, allowance, replicas and lease, so most blocks
+   * are compact (the previous block's settings); otherwise every subject has its own windows.
+   */
+  async function compare(seed: number, keysPerCall: number, shared: boolean): Promise<number> {
+    const rnd = seededRandom(seed);
     const int = (lo: number, hi: number) => lo + Math.floor(rnd() * (hi - lo + 1));
     const run = Math.floor(Math.random() * 1e9).toString(36);
+    const policies = Array.from({ length: 4 }, (_, i) => windowsFor(i % 3, rnd));
     const subjects = Array.from({ length: 60 }, (_, i) => {
-      const alg = i % 3;
+      const alg = shared ? (i % 4) % 3 : i % 3;
       return {
         key: `rl2:{many-${run}:s${i}}:00000000000000${String(i).padStart(2, "0")}`,
         alg,
-        windows: windowsFor(alg, rnd),
+        group: shared ? i % 4 : i,
+        windows: shared ? policies[i % 4]! : windowsFor(alg, rnd),
       };
     });
     const oracle = new MemoryStore();
-    const subject = new RedisStore(new IoRedisExec(client), { keysPerCall: 3 });
+    const subject = new RedisStore(new IoRedisExec(client), { keysPerCall });
     let now = 1.75e12 + rnd() * 1e6;
     let compared = 0;
     for (let step = 0; step < 300; step++) {
@@ -52,14 +59,17 @@ describe("RedisStore: several subjects per script call (ioredis, single node)", 
       const picked = new Set<number>();
       const n = int(1, 40);
       while (picked.size < n) picked.add(int(0, subjects.length - 1));
-      const rates: RateRequest[] = [...picked].map((i) => {
+      const order = [...picked].sort((a, b) => subjects[a]!.group - subjects[b]!.group);
+      const round = { pod: PODS[int(0, 2)]!, allowance: 0.8, replicas: int(1, 4), lease: 3000 };
+      const own = () => !shared || rnd() < 0.1;
+      const rates: RateRequest[] = order.map((i) => {
         const s = subjects[i]!;
         const hits = int(0, 20);
         return {
           key: s.key,
           alg: s.alg as RateRequest["alg"],
           windows: s.windows,
-          pod: PODS[int(0, 2)]!,
+          pod: own() ? PODS[int(0, 2)]! : round.pod,
           hits,
           hitsOld: rnd() < 0.3 ? int(0, 5) : 0,
           tOld: now - rnd() * 2500,
@@ -67,9 +77,9 @@ describe("RedisStore: several subjects per script call (ioredis, single node)", 
           want: int(0, 30),
           need: int(0, 3),
           batch: rnd() < 0.5 ? int(0, 12) : 0,
-          allowance: rnd() < 0.5 ? 0.8 : 1,
-          replicas: int(1, 4),
-          leaseTtlMs: rnd() < 0.5 ? 300 : 3000,
+          allowance: own() ? (rnd() < 0.5 ? 0.8 : 1) : round.allowance,
+          replicas: own() ? int(1, 4) : round.replicas,
+          leaseTtlMs: own() ? (rnd() < 0.5 ? 300 : 3000) : round.lease,
           ...(rnd() < 0.5 ? { pushId: `x${int(1, 3)}`, pushTotal: step * 100 + hits } : {}),
         };
       });
@@ -90,7 +100,15 @@ describe("RedisStore: several subjects per script call (ioredis, single node)", 
         compared++;
       });
     }
-    expect(compared).toBeGreaterThan(300 * 10);
+    return compared;
+  }
+
+  it("replies like MemoryStore on 300 random rounds of 1 to 40 keys, 3 per call", async () => {
+    expect(await compare(0xca11, 3, false)).toBeGreaterThan(300 * 10);
+  });
+
+  it("replies like MemoryStore when most keys of a call share their settings (compact blocks)", async () => {
+    expect(await compare(0xb10c, 64, true)).toBeGreaterThan(300 * 10);
   });
 
   it("reads Redis TIME once per call: the keys of one call reply the same store time", async () => {

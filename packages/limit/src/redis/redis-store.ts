@@ -84,12 +84,38 @@ function rateCalls(rates: readonly RateRequest[], singleNode: boolean, perCall: 
   return calls;
 }
 
-/** One EVALSHA of the rate script for several keys: their keys, then one argument block per key. */
+/** The settings a compact block takes from the block before it: the same policy, replica and lease. */
+function sameSettings(a: RateRequest, b: RateRequest): boolean {
+  if (a.alg !== b.alg || a.pod !== b.pod || a.allowance !== b.allowance) return false;
+  if (a.replicas !== b.replicas || a.leaseTtlMs !== b.leaseTtlMs) return false;
+  if (a.windows.length !== b.windows.length) return false;
+  for (let i = 0; i < a.windows.length; i++) {
+    const x = a.windows[i]!;
+    const y = b.windows[i]!;
+    if (x.limit !== y.limit || x.windowMs !== y.windowMs || x.burst !== y.burst) return false;
+  }
+  return true;
+}
+
+/**
+ * One EVALSHA of the rate script for several keys: their keys, then one argument block per key; a
+ * key whose settings are the previous key's sends the compact block (`=` and its own values only).
+ */
 function rateCommand(rates: readonly RateRequest[], now: string): RedisCommand {
   const keys: string[] = [];
   const argv: string[] = [];
+  let previous: RateRequest | undefined;
   for (const r of rates) {
     keys.push(r.key);
+    const pushId = r.pushId ?? "";
+    const pushTotal = num(r.pushTotal ?? 0);
+    const head = num(r.head ?? 0);
+    if (previous !== undefined && sameSettings(previous, r)) {
+      argv.push("=", num(r.hits), num(r.unused), num(r.want), num(r.need), num(r.hitsOld), num(r.tOld));
+      argv.push(num(r.batch ?? 0), pushId, pushTotal, head);
+      continue;
+    }
+    previous = r;
     const tail: string[] = [];
     for (const w of r.windows) tail.push(num(w.limit), num(w.windowMs), num(w.burst));
     const a = scriptArgs(
@@ -110,9 +136,9 @@ function rateCommand(rates: readonly RateRequest[], now: string): RedisCommand {
         hitsOld: num(r.hitsOld),
         tOld: num(r.tOld),
         batch: num(r.batch ?? 0),
-        pushId: r.pushId ?? "",
-        pushTotal: num(r.pushTotal ?? 0),
-        head: num(r.head ?? 0),
+        pushId,
+        pushTotal,
+        head,
       },
       tail,
     );

@@ -30,9 +30,23 @@ local mfloor, mmin, mmax, sformat, sbyte, ssub, smatch = math.floor, math.min, m
 local COUNT_MAX = 9007199254740991
 -- a whole number prints the same with '%d', which skips the slow exact-decimal path
 local function whole(x) return x == mfloor(x) and x > -COUNT_MAX and x < COUNT_MAX end
+-- numbers read and printed, remembered for this call: the keys of one call share most of their
+-- strings and values, and strtod / sprintf cost more than a table lookup
+local numOf, textOf = {}, {}
+local function num(s)
+  local n = numOf[s]
+  if n == nil then
+    n = tonumber(s)
+    if n ~= nil then numOf[s] = n end
+  end
+  return n
+end
 local function fmt(x)
-  if whole(x) then return sformat('%d', x) end
-  return sformat('%.17g', x)
+  local text = textOf[x]
+  if text ~= nil then return text end
+  if whole(x) then text = sformat('%d', x) else text = sformat('%.17g', x) end
+  if x == x then textOf[x] = text end -- NaN is no table key
+  return text
 end
 local function storeNow(given)
   if given > 0 then return given end
@@ -57,7 +71,7 @@ end
 local function readLease(v)
   local credit, expiry = smatch(v, '^([^:]*):(.*)$')
   if not credit then return nil end
-  return tonumber(credit), tonumber(expiry)
+  return num(credit), num(expiry)
 end
 `;
 
@@ -127,7 +141,7 @@ local function windowIndex(t, w)
 end
 
 -- the key being served: set by rateKey, read by the helpers below (defined once per call, not per key)
-local alg, now, nw, largest, pod, ttl
+local alg, now, nw, largest, pod, ttl, allowance, replicas
 local limits, widths, bursts = {}, {}, {}
 -- the previous block's settings as sent: a block sending the same strings (Lua interns them, so
 -- comparing is cheap) reuses what was parsed, which most keys of a call do
@@ -146,6 +160,27 @@ local function set(name, value)
   sets[nsets + 1] = name
   sets[nsets + 2] = value
   nsets = nsets + 2
+end
+
+-- "w<i>", named once per call (a number in a concatenation goes through sprintf)
+local windowFields = {}
+local function windowField(i)
+  local name = windowFields[i]
+  if name == nil then
+    name = 'w' .. i
+    windowFields[i] = name
+  end
+  return name
+end
+-- the window number of a field "w<n>" (false: not a number), read once per call
+local windowNumbers = {}
+local function windowNumber(name)
+  local n = windowNumbers[name]
+  if n == nil then
+    n = tonumber(ssub(name, 2)) or false
+    windowNumbers[name] = n
+  end
+  return n
 end
 
 local function capacity(i)
@@ -199,12 +234,12 @@ end
 local function readWindow(s, v)
   local a, b, c, d = smatch(v, '^([^:]+):([^:]+):([^:]+):([^:]+)$')
   if a then
-    s[1], s[2], s[3], s[4] = tonumber(a) or 0, tonumber(b) or 0, tonumber(c) or 0, tonumber(d) or 0
+    s[1], s[2], s[3], s[4] = num(a) or 0, num(b) or 0, num(c) or 0, num(d) or 0
     return
   end
   local k = 1
   for part in string.gmatch(v, '[^:]+') do
-    s[k] = tonumber(part) or 0
+    s[k] = num(part) or 0
     k = k + 1
   end
 end
@@ -253,19 +288,29 @@ end
 
 -- one key: its block starts after ARGV[base]; its reply entries follow out[nout]; returns the next base and nout
 local function rateKey(key, base, out, nout)
-readSettings(base)
-local hits = tonumber(ARGV[base + 4])  -- hits to charge at now
-local unused = tonumber(ARGV[base + 5]) -- credit the replica still holds
-local want = tonumber(ARGV[base + 6])  -- new credit wanted
-local need = tonumber(ARGV[base + 7])  -- requests waiting now
-local allowance = tonumber(ARGV[base + 8]) -- min(localAllowance, 1)
-local replicas = tonumber(ARGV[base + 9]) -- live replicas of the service
-local hitsOld = tonumber(ARGV[base + 12]) -- hits admitted before the last boundary
-local tOld = tonumber(ARGV[base + 13]) -- when those were admitted
-local batch = tonumber(ARGV[base + 14]) -- credit a replica with requests waiting may take (0: none)
-local pushId = ARGV[base + 15]         -- names the replica key state's push total ('' : none)
-local pushTotal = tonumber(ARGV[base + 16]) -- units that key state pushed so far, these hits included
-local head = tonumber(ARGV[base + 17])  -- the largest request waiting (a pool is kept for 2 or more)
+local hits, unused, want, need, hitsOld, tOld, batch, pushId, pushTotal, head, nextBase
+if ARGV[base + 1] == '=' then
+  -- a compact block: the previous block's settings, then this key's values in the same order
+  hits, unused, want, need = num(ARGV[base + 2]), num(ARGV[base + 3]), num(ARGV[base + 4]), num(ARGV[base + 5])
+  hitsOld, tOld, batch = num(ARGV[base + 6]), num(ARGV[base + 7]), num(ARGV[base + 8])
+  pushId, pushTotal, head = ARGV[base + 9], num(ARGV[base + 10]), num(ARGV[base + 11])
+  nextBase = base + 11
+else
+  readSettings(base)
+  hits = num(ARGV[base + 4])           -- hits to charge at now
+  unused = num(ARGV[base + 5])         -- credit the replica still holds
+  want = num(ARGV[base + 6])           -- new credit wanted
+  need = num(ARGV[base + 7])           -- requests waiting now
+  allowance = num(ARGV[base + 8])      -- min(localAllowance, 1)
+  replicas = num(ARGV[base + 9])       -- live replicas of the service
+  hitsOld = num(ARGV[base + 12])       -- hits admitted before the last boundary
+  tOld = num(ARGV[base + 13])          -- when those were admitted
+  batch = num(ARGV[base + 14])         -- credit a replica with requests waiting may take (0: none)
+  pushId = ARGV[base + 15]             -- names the replica key state's push total ('' : none)
+  pushTotal = num(ARGV[base + 16])     -- units that key state pushed so far, these hits included
+  head = num(ARGV[base + 17])          -- the largest request waiting (a pool is kept for 2 or more)
+  nextBase = base + 17 + 3 * nw
+end
 ndels, nsets = 0, 0
 
 -- 1. read windows, leases and turns; expired leases and turns go
@@ -280,7 +325,7 @@ for f = 1, #fields, 2 do
   local name, value = fields[f], fields[f + 1]
   local first = sbyte(name, 1)
   if first == 119 then                 -- 'w'
-    local n = tonumber(ssub(name, 2))
+    local n = windowNumber(name)
     if n then
       stored[n] = value
       nstored = nstored + 1
@@ -397,11 +442,7 @@ nout = nout + 6
 for i = 1, nw do
   local s = states[i]
   local tat = fmt(s[4])
-  if whole(s[1]) and whole(s[2]) and whole(s[3]) then
-    set('w' .. i, sformat('%d:%d:%d:', s[1], s[2], s[3]) .. tat)
-  else
-    set('w' .. i, fmt(s[1]) .. ':' .. fmt(s[2]) .. ':' .. fmt(s[3]) .. ':' .. tat)
-  end
+  set(windowField(i), fmt(s[1]) .. ':' .. fmt(s[2]) .. ':' .. fmt(s[3]) .. ':' .. tat)
   out[nout + 1] = s[1]
   out[nout + 2] = s[2]
   out[nout + 3] = s[3]
@@ -430,10 +471,22 @@ end
 if head >= 2 and not leaves and (alg ~= 0 or kept + granted + direct >= head) then
   set('h', fmt(head) .. ':' .. fmt(now + ttl / 3))
 end
-if ndels > 0 then redis.call('HDEL', key, unpack(dels, 1, ndels)) end
+if ndels > 0 then
+  -- an expired field written again below (the replica's own lease or push total) needs no delete
+  local written = {}
+  for i = 1, nsets, 2 do written[sets[i]] = true end
+  local left = 0
+  for i = 1, ndels do
+    if not written[dels[i]] then
+      left = left + 1
+      dels[left] = dels[i]
+    end
+  end
+  if left > 0 then redis.call('HDEL', key, unpack(dels, 1, left)) end
+end
 redis.call('HSET', key, unpack(sets, 1, nsets))
 redis.call('PEXPIRE', key, keyTtlText)
-return base + 17 + 3 * nw, nout
+return nextBase, nout
 end
 
 local out, nout = {}, 0

@@ -273,6 +273,20 @@ describe("RedisStore", () => {
     });
   });
 
+  it("sends a compact block for a key whose settings are the previous key's", async () => {
+    const exec = new FakeExec();
+    Object.assign(exec, { singleNode: true });
+    exec.reply = (c) => (c.args[1] === RATE_SHA ? [0, 1, 2].flatMap(() => RATE_REPLY) : 1);
+    const same = rate({ key: "rl2:{s:b}:0000000000000001", hits: 4, pushId: "x", pushTotal: 9, head: 3 });
+    const other = rate({ key: "rl2:{s:c}:0000000000000001", replicas: 2 });
+    await new RedisStore(exec).round({ releases: [], rates: [rate(), same, other], concurrency: [] });
+    const args = exec.pipelines[1]![0]!.args;
+    // full (20), compact ("=" and the key's 10 values), full again: its replicas differ
+    expect(args).toHaveLength(6 + 20 + 11 + 20);
+    expect(args.slice(6 + 20, 6 + 31)).toEqual(["=", "4", "0", "3", "0", "0", "0", "0", "x", "9", "3"]);
+    expect(args.slice(6 + 31, 6 + 34)).toEqual(["1", "1", "p1"]);
+  });
+
   it("shares a call only between keys of one hash slot when Redis may be a cluster, up to keysPerCall", async () => {
     const exec = new FakeExec();
     exec.reply = (c) =>
