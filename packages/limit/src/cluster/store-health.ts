@@ -223,7 +223,7 @@ export class StoreHealth {
 
   /**
    * A round trip sent at `sent` answered at `recv`, the store's clock reading `storeNow` in between:
-   * the offset moves toward the sample (the first sample sets it). True when it ends an outage.
+   * the offset is sampled (the first sample sets it). True when it ends an outage.
    */
   recordReply(sent: number, recv: number, storeNow: number | undefined): boolean {
     if (storeNow !== undefined && Number.isFinite(storeNow) && storeNow > 0) {

@@ -9,6 +9,7 @@ import { ManualClock } from "../../src/clock/manual-clock.js";
 import { Limiter } from "../../src/cluster/limiter.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
 import type { RoundReply, RoundRequest, Store } from "../../src/store/types.js";
+import { offerEvery4Ms } from "./store-probe.js";
 
 const LIMIT = 50;
 const REPLICAS = 4;
@@ -72,12 +73,7 @@ async function pausedRun(
   for (let ms = 0; ms < 5800; ms++) {
     if (ms === pauseAt) store.pause();
     if (ms === resumeAt) store.resume();
-    if (ms % 4 === 0) {
-      const l = replicas[(ms / 4) % REPLICAS]!;
-      const d = l.tryCheck("k");
-      if (d !== undefined) count(d.kind);
-      else void l.check("k").then((x) => count(x.kind));
-    }
+    offerEvery4Ms(replicas, ms, count);
     await clock.advanceAsync(1);
     replicas.forEach((l, i) => {
       const offset = l.storeTime() - clock.unixMs();

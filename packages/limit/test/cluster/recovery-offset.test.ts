@@ -10,6 +10,7 @@ import { Limiter } from "../../src/cluster/limiter.js";
 import { StoreUnavailableError } from "../../src/store/errors.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
 import type { RoundReply, RoundRequest, Store } from "../../src/store/types.js";
+import { offerEvery4Ms } from "./store-probe.js";
 
 const LIMIT = 50;
 const REPLICAS = 4;
@@ -54,13 +55,7 @@ async function admitsPerSecond(upAtMs: number, firstMs: number, staggerMs: numbe
   };
   for (let ms = 0; ms < 5000; ms++) {
     if (ms === upAtMs) store.down = false;
-    if (ms % 4 === 0) {
-      // 250 a second, round-robin: 5x the limit
-      const l = replicas[(ms / 4) % REPLICAS]!;
-      const d = l.tryCheck("k");
-      if (d !== undefined) count(d.kind);
-      else void l.check("k").then((x) => count(x.kind));
-    }
+    offerEvery4Ms(replicas, ms, count); // 5x the limit
     await clock.advanceAsync(1);
   }
   const closing = Promise.all(replicas.map((l) => l.shutdown()));

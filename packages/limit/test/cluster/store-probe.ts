@@ -35,3 +35,17 @@ export async function replicasOn(
   for (let pass = 0; pass < 2; pass++) for (const l of out) await l.syncNow(true);
   return out;
 }
+
+/** At a multiple of 4 ms, the next replica in turn checks `subject` (250 a second round-robin); `count` gets each outcome. */
+export function offerEvery4Ms(
+  replicas: readonly Limiter[],
+  ms: number,
+  count: (kind: string) => void,
+  subject = "k",
+): void {
+  if (ms % 4 !== 0) return;
+  const l = replicas[(ms / 4) % replicas.length]!;
+  const d = l.tryCheck(subject);
+  if (d !== undefined) count(d.kind);
+  else void l.check(subject).then((x) => count(x.kind));
+}
