@@ -93,6 +93,7 @@ export interface FailStaticOutage {
  * share of it is ⌈(free in its view − credit others held) / N⌉ less its own admits the store has not
  * seen (others' credit counts only in the view's window: it is not trusted past it). The scaled
  * windows are charged the difference, so the share is not granted on top of what was admitted.
+ * Without a view, the admits made on cold credit are charged.
  */
 function countKnownAdmits(
   k: RateKeyState,
@@ -102,10 +103,15 @@ function countKnownAdmits(
   replicas: number,
   viewT: number,
 ): void {
-  if (!k.view.answered) return;
+  const extra = k.localExtra();
+  e.countedThrough = k.admitted;
+  if (!k.view.answered) {
+    // no view: what this replica admitted on cold credit is all it knows of the window
+    if (extra > 0) for (let i = 0; i < windows.length; i++) apply(k.alg, windows[i]!, e.states[i]!, t, extra);
+    return;
+  }
   const sameWindow = Math.floor(t / k.minWindowMs) === Math.floor(viewT / k.minWindowMs);
   const others = sameWindow ? k.view.reservedOthers : 0;
-  const extra = k.localExtra();
   for (let i = 0; i < windows.length; i++) {
     const left = free(k.alg, k.windows[i]!, k.view.windows[i]!, t) - others;
     const share = Math.max(0, Math.ceil(Math.max(0, left) / replicas) - extra);
@@ -146,6 +152,7 @@ export function decideDegraded(
   if (fits && cost !== 1) taken = takeDirect(k.alg, windows, e, t, cost);
   if (fits && taken >= cost) {
     k.admitted += cost;
+    e.countedThrough = k.admitted;
     counts[ALLOW_DEGRADED]!++;
     return allowWithFreshHeaders(k, t);
   }

@@ -55,6 +55,8 @@ export class StoredCounts {
   lease = 0;
   /** The outage (its last good round's local time) whose known admits were counted in (fail-static). */
   seededFor: number | undefined = undefined;
+  /** The key's `admitted` through which its admits are counted in these windows (fail-static, recovery cap). */
+  countedThrough = 0;
 
   constructor(
     public states: WindowState[],

@@ -100,7 +100,8 @@ export class RateAdmission {
 
   /** Fail-static or fail-open while the store is unavailable (see docs/protocol.md#s4). */
   private decideDegraded(k: RateKeyState, cost: number, now: number): Decision {
-    const { offset } = this.deps.env.health;
+    // the store's earliest time: a share of a new window opens only once the store's window is over
+    const offset = this.deps.env.health.offset - this.deps.env.health.offsetError();
     // pacing a recovery is fail-static whatever the mode: the store answers again
     const failOpen =
       this.deps.env.options.onStoreUnavailable === "allow" && !this.deps.env.health.isPacing(k.policy, now);

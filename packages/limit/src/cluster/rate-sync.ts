@@ -4,6 +4,7 @@ import type { RateReply, RateRequest } from "../store/types.js";
 import { dropStaleDirect, holdDirectUntil } from "./direct-units.js";
 import { longestRetryMs, snapshotHeaders } from "./headers.js";
 import { droppedSoFar } from "./ledger.js";
+import { hitsChargedNow, pushTimes } from "./push-times.js";
 import type { RateKeyState } from "./rate-key.js";
 import { shareRoom } from "./recovery-cap.js";
 import { carryDebt, noteDebt } from "./settle.js";
@@ -78,12 +79,13 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
   // pushed > admitted while a direct unit no waiter took is unspent: the store counted it already,
   // so nothing is pending and pushed must not move back (it would be charged twice).
   const pending = Math.max(0, admitted - pushedBefore);
-  const beforeBoundary = k.boundaryAdmitted > pushedBefore ? k.boundaryAdmitted - pushedBefore : 0;
-  const hitsOld = Math.min(beforeBoundary, pending);
-  const hits = pending - hitsOld;
+  const err = health.offsetError();
+  // a probe (the store failing) may be answered any time: its admits are dated wherever they fall
+  const rtt = health.failing ? Number.POSITIVE_INFINITY : health.rttMs;
+  const { hits, hitsOld, tOld } = pushTimes(k, pending, pushedBefore, t, err, rtt);
   // Extension: requests denied since the last sync count as demand, so a replica denied at the end
   // of a fixed window asks for more than its few admits as the next one opens.
-  const sample = hits + hitsOld + k.denied;
+  const sample = pending + k.denied;
   if (sample > 0) k.usedWindow = Math.max(k.usedWindow, Math.floor(t / k.minWindowMs));
   const ewma =
     k.lastSync === Number.NEGATIVE_INFINITY
@@ -95,7 +97,7 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
   // Extension (docs/protocol.md#s4): after an outage, credit held, asked and admitted within the share
   const capped = !recovering && health.isCapped(k.policy, now);
   if (capped) {
-    const room = shareRoom(k, env.localWindows, t, replicas, pending);
+    const room = shareRoom(k, env.localWindows, t - err, replicas, { pushedBefore, hits, hitsOld, tOld });
     if (k.unused() > room) k.credit = k.admitted + room;
     target = Math.min(target, room);
   }
@@ -110,7 +112,7 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     pod: options.podId,
     hits,
     hitsOld,
-    tOld: hitsOld > 0 ? k.boundaryTime : 0,
+    tOld,
     unused,
     want: recovering ? 0 : target - unused - (capped ? need : 0),
     need,
@@ -222,7 +224,7 @@ export function applyRateReply(
   const served = !starved && !paced && s.request.need > 0 && own === reply.direct && left < 1;
   k.exhaustedUntil =
     starved || paced || served ? recv + exhaustedWaitMs(env, s, reply, t, paced) : Number.NEGATIVE_INFINITY;
-  noteDebt(k, s.request.hits, reply);
+  noteDebt(k, hitsChargedNow(s.request, reply.now, k.minWindowMs), reply);
   k.doneSeq = s.seq;
   if (k.hasBoundarySnapshot() && k.boundaryAdmitted <= s.admittedAtSend) k.boundaryAdmitted = -1;
   snapshotHeaders(k, t);

@@ -1,4 +1,4 @@
-import { apply } from "../store/algorithm.js";
+import { apply, applyPast } from "../store/algorithm.js";
 import { rateKeyTtlMs } from "../store/request.js";
 import { freeUnits } from "./fail-static.js";
 import type { LocalWindows } from "./local-counts.js";
@@ -11,20 +11,37 @@ import type { RateKeyState } from "./rate-key.js";
  * counted in the scaled windows of its fail-static decisions.
  */
 
+/** Admits a push carries: `hitsOld` made before the boundary at `tOld`, `hits` since. */
+export interface PushedAdmits {
+  pushedBefore: number;
+  hits: number;
+  hitsOld: number;
+  tOld: number;
+}
+
 /**
- * Counts `admits` (made since the last push) against this replica's share at store time `t` and
- * returns the whole units of the share still free (≥ 0).
+ * Counts the push's admits against this replica's share at store time `t` and returns the whole
+ * units of the share still free (≥ 0). Admits the share counted already (fail-static ones, the oldest)
+ * are not counted again.
  */
 export function shareRoom(
   k: RateKeyState,
   table: LocalWindows,
   t: number,
   replicas: number,
-  admits: number,
+  push: PushedAdmits,
 ): number {
   const windows = k.degradedWindows(replicas);
   const e = table.entry(`${k.storeKey}:local`, windows.length, t);
-  for (let i = 0; i < windows.length; i++) apply(k.alg, windows[i]!, e.states[i]!, t, admits);
+  const total = push.hits + push.hitsOld;
+  const counted = Math.min(total, Math.max(0, e.countedThrough - push.pushedBefore));
+  const old = Math.max(0, push.hitsOld - counted);
+  const fresh = total - counted - old;
+  for (let i = 0; i < windows.length; i++) {
+    applyPast(k.alg, windows[i]!, e.states[i]!, Math.min(push.tOld, t), old);
+    apply(k.alg, windows[i]!, e.states[i]!, t, fresh);
+  }
+  e.countedThrough = Math.max(e.countedThrough, push.pushedBefore + total);
   e.expiresAt = Math.max(e.expiresAt, t + rateKeyTtlMs(windows, 1));
   return Math.max(0, freeUnits(k.alg, windows, e.states, t));
 }

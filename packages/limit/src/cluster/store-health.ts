@@ -222,6 +222,16 @@ export class StoreHealth {
   }
 
   /**
+   * How far the store's clock may lie from `offset`: half the round trip the offset rests on (a slow
+   * first round, say), at most a second; 0 before any sample.
+   */
+  offsetError(): number {
+    return this.offsetMeasured && Number.isFinite(this.offsetRtt)
+      ? Math.min(this.offsetRtt / 2, PACE_WINDOW_MS)
+      : 0;
+  }
+
+  /**
    * A round trip sent at `sent` answered at `recv`, the store's clock reading `storeNow` in between:
    * the offset is sampled (the first sample sets it). True when it ends an outage.
    */
@@ -239,9 +249,8 @@ export class StoreHealth {
       this.recoveredCount++;
       this.stalled = false;
       this.outageMs = recv - this.lastOk;
-      // The offset is known within half the round trip it was sampled on (a slow first round, say):
-      // pace until the store's second is over at its latest reading, not only at its likeliest.
-      const err = Number.isFinite(this.offsetRtt) ? Math.min(this.offsetRtt / 2, PACE_WINDOW_MS) : 0;
+      // pace until the store's second is over at its latest reading, not only at its likeliest
+      const err = this.offsetError();
       const t = recv + this.offset + err;
       this.paceUntil = (Math.floor(t / PACE_WINDOW_MS) + 1) * PACE_WINDOW_MS - this.offset + err;
       const late = t + this.recoverySpanMs;

@@ -388,9 +388,10 @@ if pushField then
   end
   set(pushField, fmt(mmax(remembered or 0, pushTotal)) .. ':' .. expiryText)
 end
--- old hits at their time, new hits at now
+-- old hits at their time (never later than now), new hits at now
+local tPast = mmin(tOld, now)
 for i = 1, nw do
-  applyPast(states[i], i, tOld, hitsOld)
+  applyPast(states[i], i, tPast, hitsOld)
   apply(states[i], i, now, hits)
 end
 -- 3. what nobody holds

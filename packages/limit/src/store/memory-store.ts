@@ -156,10 +156,12 @@ export class MemoryStore implements Store {
     const head = req.head ?? 0;
     const pool = livePool(entry, now);
     const { hits, hitsOld } = this.unseenHits(entry, req, now);
+    // a replica dates admits at the latest its clock allows: never later than the store's now
+    const tPast = Math.min(req.tOld, now);
     for (let i = 0; i < windows.length; i++) {
       const spec = windows[i]!;
       const st = states[i]!;
-      applyPast(alg, spec, st, req.tOld, hitsOld);
+      applyPast(alg, spec, st, tPast, hitsOld);
       apply(alg, spec, st, now, hits);
     }
     let low = Number.POSITIVE_INFINITY;

@@ -86,4 +86,28 @@ describe("recovery from a store unreachable from the start, its first round slow
       expect(seconds[3]! + seconds[4]!, seconds.join(" ")).toBeGreaterThanOrEqual(2 * LIMIT - REPLICAS);
     }
   });
+
+  it("a first round 100-200 ms slow (the offset off by half of it) holds L + N - 1 in every second", async () => {
+    // before: 52 52 55 36 50, 52 52 55 46 50 (fail-static windows opened at the offset's likeliest
+    // reading, before the store's second was over) and 52 52 52 54 39 (the recovery cap counted the
+    // fail-static admits twice: a replica fell short, another took store credit beside its share)
+    const cases: Array<[upAtMs: number, firstMs: number, staggerMs: number]> = [
+      [2600, 100, 60],
+      [2600, 100, 173],
+      [2900, 200, 173],
+    ];
+    for (const [upAtMs, firstMs, staggerMs] of cases) {
+      const seconds = await admitsPerSecond(upAtMs, firstMs, staggerMs);
+      for (const n of seconds) expect(n, seconds.join(" ")).toBeLessThanOrEqual(LIMIT + REPLICAS - 1);
+      expect(seconds[4], seconds.join(" ")).toBe(LIMIT);
+    }
+  });
+
+  it("the fail-static admits a probe pushes are dated in their own second, not charged to the next", async () => {
+    // before: 52 52 52 24 50 (the first rounds left 160-180 ms before the second's end and reached the
+    // store after it: the store charged the fail-static admits of second 2 to second 3)
+    const seconds = await admitsPerSecond(2637, 200, 60);
+    for (const n of seconds) expect(n, seconds.join(" ")).toBeLessThanOrEqual(LIMIT + REPLICAS - 1);
+    expect(seconds[3]! + seconds[4]!, seconds.join(" ")).toBeGreaterThanOrEqual(2 * LIMIT - REPLICAS);
+  });
 });

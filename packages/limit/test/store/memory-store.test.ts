@@ -97,6 +97,16 @@ describe("MemoryStore rate (docs/protocol.md#s5 cases)", () => {
     expect(r.windows[0]).toMatchObject({ idx: (T0 + 1000) / 1000, cur: 4, prev: 7 });
   });
 
+  it("charges old hits dated after its now at now: in the current window, never a later one", () => {
+    const store = new MemoryStore();
+    const w = [{ limit: 100, windowMs: 1000, burst: 100 }];
+    const r = store.rate(rate({ windows: w, hitsOld: 6, tOld: T0 + 1200 }), T0 + 900);
+    expect(r.windows[0]).toMatchObject({ idx: T0 / 1000, cur: 6 });
+    // a fixed window's earlier window is over: admits dated in it are not charged to this one
+    const late = store.rate(rate({ windows: w, hitsOld: 5, tOld: T0 + 990 }), T0 + 1010);
+    expect(late.windows[0]).toMatchObject({ idx: T0 / 1000 + 1, cur: 0 });
+  });
+
   it("records direct admits in every window and reports debt as a negative avail", () => {
     const store = new MemoryStore();
     const w = [
