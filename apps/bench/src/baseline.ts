@@ -1,7 +1,8 @@
 // `--baseline DIR`: the hot-path rows of another checkout's @resil/limit (for example the commit before
 // a refactor, in a git worktree), measured in the same process and run as the current code.
-import { basename, join } from "node:path";
+import { basename } from "node:path";
 import { pathToFileURL } from "node:url";
+import { limitEntry } from "./built.js";
 import type { Variant } from "./harness.js";
 import { CALLERS, KeyWalk, splitCallers, walks } from "./keys.js";
 import { BENCH_POLICY, credit } from "./resil-setup.js";
@@ -35,7 +36,7 @@ export interface Baseline {
 export async function loadBaseline(keys: readonly string[]): Promise<Baseline | undefined> {
   const dir = process.env[BASELINE_ENV];
   if (!dir) return undefined;
-  const entry = pathToFileURL(join(dir, "packages", "limit", "src", "index.ts")).href;
+  const entry = pathToFileURL(limitEntry(dir)).href;
   const mod = (await import(entry)) as BaselineModule;
   const limiter = new mod.Limiter(
     { service: "bench-baseline", podId: "bench-1" },

@@ -4,6 +4,7 @@ import { loadavg, tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { BASELINE_ENV } from "./baseline.js";
+import { staleBuilds } from "./built.js";
 import { runChild } from "./child.js";
 import { describeMachine } from "./machine.js";
 import { RESULTS_PAGE, updateReadme } from "./readme-table.js";
@@ -123,6 +124,13 @@ async function main(): Promise<void> {
     updateReadme(readme, join(repoRoot, RESULTS_PAGE), from, relative(repoRoot, from));
     console.log(`README.md and ${RESULTS_PAGE}: rewritten from ${relative(repoRoot, from)}`);
     return;
+  }
+  const stale = staleBuilds(repoRoot);
+  if (stale.length > 0) {
+    throw new Error(
+      `${stale.join(", ")}: dist/ is missing or older than src/. The bench measures the built packages, ` +
+        "as users run them: run `npm run build` first (or start it with --conditions=source to run src/).",
+    );
   }
   // Case processes inherit it: the hot-path cases then also measure that checkout's Limiter.
   if (args.baseline !== undefined) process.env[BASELINE_ENV] = resolve(args.baseline);

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
+import { childFlags } from "../built.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -33,13 +34,12 @@ export class Child {
     });
   }
 
-  /** Starts `script` (next to this file) with tsx and the source condition. */
+  /** Starts `script` (next to this file) with tsx, loading resil's packages as this process does. */
   static start(script: string, args: string[]): Child {
-    const proc = spawn(
-      process.execPath,
-      ["--conditions=source", "--expose-gc", "--import", "tsx", `${here}/${script}`, ...args],
-      { cwd: here, stdio: ["ignore", "inherit", "inherit", "ipc"] },
-    );
+    const proc = spawn(process.execPath, [...childFlags(), `${here}/${script}`, ...args], {
+      cwd: here,
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     return new Child(proc);
   }
 

@@ -1,9 +1,11 @@
 // Dev tool (not a case): one HTTP variant and scenario, server child under --cpu-prof, Redis commandstats.
-// usage: node --conditions=source --import tsx profile-main.ts <variant> <keys> <deny 0|1> <seconds> [profDir]
+// usage: node --import tsx profile-main.ts <variant> <keys> <deny 0|1> <seconds> [profDir]
+// (the server loads resil's dist/, or src/ when this is started with --conditions=source)
 import { spawn } from "node:child_process";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
+import { childFlags } from "../built.js";
 import { privateRedis } from "../redis.js";
 import { httpKeys } from "./keys.js";
 import { buildRequest, runLoad } from "./raw-client.js";
@@ -16,7 +18,7 @@ const seconds = Number(secondsArg ?? 3);
 const redis = await privateRedis();
 if (typeof redis === "string") throw new Error(redis);
 const admin = new Redis(redis.port, "127.0.0.1");
-const args = ["--conditions=source", "--expose-gc", "--import", "tsx"];
+const args = childFlags();
 if (profDir) args.push("--cpu-prof", `--cpu-prof-dir=${profDir}`);
 const proc = spawn(process.execPath, [...args, `${here}/server-main.ts`, variant!, String(redis.port)], {
   cwd: here,
