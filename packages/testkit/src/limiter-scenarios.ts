@@ -312,7 +312,11 @@ export function describeLimiterScenarios(adapter: LimiterAdapter): void {
       // Node runs due timers before it reads sockets: after a blocked event loop (a GC pause, a busy
       // callback) the wait's deadline would win over a reply already in the socket, an overrun; and
       // a reply read after its credit's trust ended was a denial (the store is asked once more).
-      it("a reply that came back while the event loop was blocked is used, not an overrun", async () => {
+      // Real time: on a loaded host a second stall past the extended budget is an overrun by design
+      // (seen once in a full run beside other work), so two retries; each attempt must see 0.
+      it("a reply that came back while the event loop was blocked is used, not an overrun", {
+        retry: 2,
+      }, async () => {
         const connection = await adapter.connect(server.url);
         handles.push(connection);
         // not started (no background rounds): only the waiting check syncs; credit lapses after 75 ms
