@@ -21,7 +21,8 @@ function run(file: string, args: string[], cwd: string): string {
   }
 }
 
-export function createConsumer(packages: PublicPackage[]): Consumer {
+/** `extra`: third-party packages installed beside the tarballs (what the READMEs' examples import). */
+export function createConsumer(packages: PublicPackage[], extra: Record<string, string> = {}): Consumer {
   run("npm", ["run", "build", "--silent"], REPO);
   const root = mkdtempSync(join(tmpdir(), "resil-consumer-"));
   const tarballs = join(root, "tarballs");
@@ -41,6 +42,7 @@ export function createConsumer(packages: PublicPackage[]): Consumer {
   }
   // What a user of an optional entry point installs beside it (@resil/middleware/fastify needs fastify).
   for (const pkg of packages) Object.assign(dependencies, pkg.optionalPeers);
+  for (const [name, version] of Object.entries(extra)) dependencies[name] ??= version;
   writeFileSync(
     join(dir, "package.json"),
     JSON.stringify({ name: "consumer", private: true, type: "module", dependencies }, null, 2),

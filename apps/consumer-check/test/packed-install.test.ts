@@ -2,15 +2,24 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { type Consumer, createConsumer } from "./consumer.js";
+import { readmeDependencies, typecheckReadmes } from "./readme-typecheck.js";
 import { publicPackages, REPO } from "./workspaces.js";
 
 const packages = publicPackages();
 const specifiers = packages.flatMap((p) => p.specifiers);
 const tsc = join(REPO, "node_modules", "typescript", "bin", "tsc");
 let consumer: Consumer;
+let readmeErrors: Map<string, string[]> | undefined;
+
+/**
+ * READMEs whose blocks may still be fragments (names defined by an earlier block: TS2304 / TS2552),
+ * though every call in them must type-check. packages/limit/README.md is being rewritten on main;
+ * once its blocks are whole, remove it from here.
+ */
+const FRAGMENTS_PENDING = new Set(["@resil/limit"]);
 
 beforeAll(() => {
-  consumer = createConsumer(packages);
+  consumer = createConsumer(packages, readmeDependencies(packages));
 });
 
 describe("the packed packages, installed in a fresh project", () => {
@@ -70,6 +79,18 @@ describe("the packed packages, installed in a fresh project", () => {
         }),
       );
       consumer.run("node", [tsc, "-p", `tsconfig.${name}.json`]);
+    },
+  );
+
+  it.each(packages.map((p) => [p.name]))(
+    "type-checks each ```ts block of the README %s ships, as a module of its own",
+    (name) => {
+      readmeErrors ??= typecheckReadmes(consumer, packages);
+      const errors = readmeErrors.get(name) ?? [];
+      const wrong = FRAGMENTS_PENDING.has(name)
+        ? errors.filter((e) => !/error TS(2304|2552):/.test(e))
+        : errors;
+      expect(wrong, "fix the README block at that line (a user pastes it into a fresh project)").toEqual([]);
     },
   );
 

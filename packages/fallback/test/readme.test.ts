@@ -12,3 +12,9 @@ it("the README example runs and prints what the README says", () => {
   const out = runReadmeExample(new URL("..", import.meta.url));
   for (const line of EXPECT) expect(out).toContain(line);
 }, 40_000);
+
+it("the README's building-blocks example serves from the first candidate", () => {
+  expect(runReadmeExample(new URL("..", import.meta.url), "Building blocks")).toBe(
+    "{ ok: true, endpoint: 'gpt-4o', value: 'hello from gpt-4o' }\n",
+  );
+}, 40_000);

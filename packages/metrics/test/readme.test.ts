@@ -12,3 +12,11 @@ it("the README example runs and prints what the README says", () => {
   const out = runReadmeExample(new URL("..", import.meta.url));
   for (const line of EXPECT) expect(out).toContain(line);
 }, 40_000);
+
+it("the README's OpenTelemetry example runs (a no-op meter without an SDK)", () => {
+  expect(runReadmeExample(new URL("..", import.meta.url), "OpenTelemetry")).toBe("");
+}, 40_000);
+
+it("the README's prom-client example registers resil's families", () => {
+  expect(runReadmeExample(new URL("..", import.meta.url), "prom-client")).toBe("true\n");
+}, 40_000);

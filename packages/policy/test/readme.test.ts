@@ -4,7 +4,8 @@ import { expect, it } from "vitest";
 
 const EXPECT = [
   "20 { numRetries: 2, maxDelayS: 5 } [ 'model-b', 'model-c' ]",
-  "{ limit: 5000, windowMs: 3600000 }",
+  "true { limit: 5000, windowMs: 3600000 }",
+  "{ limit: 10, windowMs: 1000, burst: 15 }\n{ limit: 5000, windowMs: 3600000, burst: 15 }",
   "invalid type: 7, expected a string",
 ];
 
