@@ -11,13 +11,6 @@ const tsc = join(REPO, "node_modules", "typescript", "bin", "tsc");
 let consumer: Consumer;
 let readmeErrors: Map<string, string[]> | undefined;
 
-/**
- * READMEs whose blocks may still be fragments (names defined by an earlier block: TS2304 / TS2552),
- * though every call in them must type-check. packages/limit/README.md is being rewritten on main;
- * once its blocks are whole, remove it from here.
- */
-const FRAGMENTS_PENDING = new Set(["@resil/limit"]);
-
 beforeAll(() => {
   consumer = createConsumer(packages, readmeDependencies(packages));
 });
@@ -87,10 +80,7 @@ describe("the packed packages, installed in a fresh project", () => {
     (name) => {
       readmeErrors ??= typecheckReadmes(consumer, packages);
       const errors = readmeErrors.get(name) ?? [];
-      const wrong = FRAGMENTS_PENDING.has(name)
-        ? errors.filter((e) => !/error TS(2304|2552):/.test(e))
-        : errors;
-      expect(wrong, "fix the README block at that line (a user pastes it into a fresh project)").toEqual([]);
+      expect(errors, "fix the README block at that line (a user pastes it into a fresh project)").toEqual([]);
     },
   );
 
