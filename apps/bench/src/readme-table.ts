@@ -9,6 +9,7 @@ const HOW_TO_READ = [
   "Absolute figures move with the host's load (the load average is shown); the ratios within one run are what compare.",
   "resil's limiters read the clock at most once per event-loop turn (`coarseClock`): here, as on a busy server, many",
   "decisions share one turn; a lone request per turn also pays one clock read (the `floor + one performance.now()` row).",
+  "resil's packages are measured from their built `dist/` (the JavaScript users run, as the peers' published code is).",
   "Every case runs in its own process; each figure is the median of the samples (best: the best sample), spread is",
   "their interquartile range over the median; `x floor` and `x resil` divide by the floor and by resil's first row.",
 ];
