@@ -66,6 +66,12 @@ export class Exchange {
     this.realClock = clock === coarseClock || clock === systemClock;
   }
 
+  /** Ms until the next heartbeat is due (0 when it is). */
+  heartbeatDueIn(now: number): number {
+    if (this.store === undefined) return Number.POSITIVE_INFINITY;
+    return Math.max(0, this.lastHeartbeat + this.env.options.heartbeatMs - now);
+  }
+
   /** Collects due keys and runs one round trip (docs/protocol.md#s3-1); a round with nothing to say sends nothing. */
   // Not async: a round with nothing to send (most ticks) returns a settled promise without allocating one.
   round(force: boolean, heartbeat: boolean): Promise<void> {

@@ -28,7 +28,7 @@ import { registryStoreKey } from "./keys.js";
 import { type LimiterMetrics, snapshotMetrics } from "./metrics.js";
 import { RateAdmission } from "./rate-admission.js";
 import type { RateKeyState } from "./rate-key.js";
-import { SyncTimers } from "./schedule.js";
+import { IDLE_TICK_MS, SyncTimers } from "./schedule.js";
 import { checkSettle, settleKey } from "./settle.js";
 import { SlotAdmission } from "./slot-admission.js";
 import { StoreHealth } from "./store-health.js";
@@ -107,9 +107,18 @@ export class Limiter {
     this.schedule = this.exchange.schedule;
     this.idle = new IdleSweep(this.subjects, this.localWindows, this.options, () => this.health.offset);
     this.subjects.onFamilyState = (state) => this.idle.watch(state, clock.monoMs());
-    this.timers = new SyncTimers(env, clock, this.schedule.awake, this.exchange, (now) =>
-      this.idle.sweep(now),
+    this.timers = new SyncTimers(
+      env,
+      clock,
+      this.schedule.awake,
+      this.exchange,
+      (now) => this.idle.sweep(now),
+      (now) =>
+        this.schedule.isEmpty() && this.health.settled() && !this.health.failing
+          ? Math.min(IDLE_TICK_MS, this.exchange.heartbeatDueIn(now))
+          : 0,
     );
+    this.schedule.onFirstDue = () => this.timers.resume();
     this.slots = new SlotAdmission(env, clock, this.exchange, this.slotCounts, () => this.phase === "closed");
     this.slow = new RateAdmission({
       env,

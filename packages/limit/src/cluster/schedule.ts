@@ -10,6 +10,8 @@ import { claim, type SyncEnv } from "./sync-maths.js";
 export const BOUNDARY_LEAD_MS = 2;
 /** Background rounds in flight at once. */
 export const MAX_ROUNDS_IN_FLIGHT = 4;
+/** The background tick's longest sleep while nothing is scheduled and no round is in flight. */
+export const IDLE_TICK_MS = 250;
 
 /**
  * Extension (fairness): a key used in the previous window and out of credit syncs once as soon as
@@ -151,6 +153,8 @@ export class SyncTimers {
   private boundaryTimer: Timer | undefined;
   /** The wake 1 ms after a boundary for keys used in the closing window (opensAfterUse). */
   private openTimer: Timer | undefined;
+  /** The tick is armed at the idle pace (longer than tickMs). */
+  private sleeping = false;
 
   constructor(
     private readonly env: SyncEnv,
@@ -159,6 +163,8 @@ export class SyncTimers {
     private readonly runner: RoundRunner,
     /** Runs on every tick before the round (idle eviction). */
     private readonly onTick: (now: number) => void = () => {},
+    /** How long the tick may sleep at `now` because nothing is scheduled (0: tick at tickMs). */
+    private readonly idleSleepMs: (now: number) => number = () => 0,
   ) {}
 
   start(): void {
@@ -194,9 +200,20 @@ export class SyncTimers {
     } while (this.runner.lastRoundFull);
   }
 
+  /** A key became due: a tick sleeping at the idle pace comes back to tickMs. */
+  resume(): void {
+    if (!this.running || !this.sleeping) return;
+    this.tickTimer?.cancel();
+    this.armTick();
+  }
+
   private armTick(): void {
+    // an idle limiter wakes a few times a second, not every tickMs: the wakeups are its idle CPU
+    const { tickMs } = this.env.options;
+    const idleMs = this.idleSleepMs(this.clock.monoMs());
+    this.sleeping = idleMs > tickMs;
     this.tickTimer = this.clock.setTimer(
-      this.env.options.tickMs,
+      this.sleeping ? idleMs : tickMs,
       () => {
         if (!this.running) return;
         this.armTick();

@@ -170,6 +170,11 @@ export class StoreHealth {
     while (this.pending.length > 0 && this.pending[0]!.done) this.pending.shift();
   }
 
+  /** No round trip is in flight. */
+  settled(): boolean {
+    return this.pending.length === 0;
+  }
+
   /** Send time of the oldest round still in flight (`now` when none). */
   private oldestPending(now: number): number {
     for (const r of this.pending) if (!r.done) return r.sentAt;

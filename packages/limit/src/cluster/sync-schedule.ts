@@ -18,23 +18,35 @@ export class SyncSchedule {
   /** Rate keys queued or syncing: what a window boundary looks at. */
   readonly awake = new Set<RateKeyState>();
 
+  /** Called when a key enters an empty schedule: the background tick may be at its idle pace. */
+  onFirstDue: () => void = () => {};
+
   constructor(private readonly env: SyncEnv) {}
+
+  /** No key waits to be looked at. */
+  isEmpty(): boolean {
+    return this.rates.isEmpty() && this.caps.isEmpty() && this.riders.length === 0;
+  }
 
   /** Looks at `k` at `at` (local ms) at the latest. */
   touch(k: RateKeyState, when: number): void {
     // whole ms: the queue pops a slot once it has started, when the key must be due already
     const at = Math.ceil(when);
     if (k.localOnly || k.retired || !(at < k.dueAt)) return;
+    const first = this.isEmpty();
     k.dueAt = at;
     this.rates.add(k, at);
     this.awake.add(k);
+    if (first) this.onFirstDue();
   }
 
   touchCap(c: ConcurrencyKeyState, when: number): void {
     const at = Math.ceil(when);
     if (c.localOnly || c.retired || !(at < c.dueAt)) return;
+    const first = this.isEmpty();
     c.dueAt = at;
     this.caps.add(c, at);
+    if (first) this.onFirstDue();
   }
 
   /** After a reply (or a failed round): when the key may next be due. */

@@ -20,6 +20,11 @@ export class TimeQueue<T> {
     return n;
   }
 
+  /** Nothing queued, stale items included. */
+  isEmpty(): boolean {
+    return this.heap.length === 0;
+  }
+
   /** Queues `item` to be visited once `at` has passed (in the slot holding `at`). */
   add(item: T, at: number): void {
     const slot = Math.floor(at / this.slotMs);
