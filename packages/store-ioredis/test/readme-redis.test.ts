@@ -1,6 +1,6 @@
 // README examples that need a Redis, run as written against this suite's own server (only the URL
 // swapped): this package's example, and @resil/breaker's shared breakers (which use this adapter).
-import { type RedisServer, runReadmeExample, startRedis } from "@resil/testkit";
+import { commandCalls, type RedisServer, rawCommand, runReadmeExample, startRedis } from "@resil/testkit";
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, expect, it } from "vitest";
 
@@ -19,8 +19,7 @@ afterAll(async () => {
 
 /** How many scripts the server has run (the limiter's rounds are EVALSHA calls). */
 async function scriptCalls(): Promise<number> {
-  const stats = await client.info("commandstats");
-  return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+  return commandCalls(await rawCommand(server.port, ["INFO", "commandstats"])).evalsha ?? 0;
 }
 
 it("the README example admits its first request through Redis", async () => {
