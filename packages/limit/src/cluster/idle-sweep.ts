@@ -77,6 +77,11 @@ export class IdleSweep {
     if (state.family !== undefined) this.queue.add(state, now + familyIdleMs(state.family, this.options));
   }
 
+  /** Ms until the next subject is looked at (0 when one is due, +Infinity when none is watched). */
+  dueIn(now: number): number {
+    return Math.max(0, Math.min(this.queue.nextAt(), this.localWindows.nextSweepAt() - this.offset()) - now);
+  }
+
   sweep(now: number): void {
     this.queue.popDue(now, (state) => {
       this.visit(state, now);

@@ -115,7 +115,7 @@ export class Limiter {
       (now) => this.idle.sweep(now),
       (now) =>
         this.schedule.isEmpty() && this.health.settled() && !this.health.failing
-          ? Math.min(IDLE_TICK_MS, this.exchange.heartbeatDueIn(now))
+          ? Math.min(IDLE_TICK_MS, this.exchange.heartbeatDueIn(now), this.idle.dueIn(now))
           : 0,
     );
     this.schedule.onFirstDue = () => this.timers.resume();

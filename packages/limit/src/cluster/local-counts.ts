@@ -121,6 +121,11 @@ export class LocalWindows {
     this.expiring.add(key, e.expiresAt + 1000);
   }
 
+  /** Store time the next released entry may be dropped (+Infinity when none is queued). */
+  nextSweepAt(): number {
+    return this.expiring.nextAt();
+  }
+
   /** Drops released entries whose time is up. */
   sweep(t: number): void {
     this.expiring.popDue(t, (key) => {

@@ -11,7 +11,7 @@ export const BOUNDARY_LEAD_MS = 2;
 /** Background rounds in flight at once. */
 export const MAX_ROUNDS_IN_FLIGHT = 4;
 /** The background tick's longest sleep while nothing is scheduled and no round is in flight. */
-export const IDLE_TICK_MS = 250;
+export const IDLE_TICK_MS = 1000;
 
 /**
  * Extension (fairness): a key used in the previous window and out of credit syncs once as soon as
@@ -155,11 +155,14 @@ export class SyncTimers {
   private openTimer: Timer | undefined;
   /** The tick is armed at the idle pace (longer than tickMs). */
   private sleeping = false;
+  /** No key was awake at the last boundary: the boundary timer waits for one. */
+  private boundaryParked = false;
 
   constructor(
     private readonly env: SyncEnv,
     private readonly clock: Clock,
-    private readonly rates: Iterable<RateKeyState>,
+    /** The keys a boundary looks at (queued or syncing). */
+    private readonly rates: ReadonlySet<RateKeyState>,
     private readonly runner: RoundRunner,
     /** Runs on every tick before the round (idle eviction). */
     private readonly onTick: (now: number) => void = () => {},
@@ -200,9 +203,14 @@ export class SyncTimers {
     } while (this.runner.lastRoundFull);
   }
 
-  /** A key became due: a tick sleeping at the idle pace comes back to tickMs. */
+  /** A key became due: a tick sleeping at the idle pace comes back to tickMs, a parked boundary re-arms. */
   resume(): void {
-    if (!this.running || !this.sleeping) return;
+    if (!this.running) return;
+    if (this.boundaryParked) {
+      this.boundaryParked = false;
+      this.armBoundary();
+    }
+    if (!this.sleeping) return;
     this.tickTimer?.cancel();
     this.armTick();
   }
@@ -233,7 +241,9 @@ export class SyncTimers {
       () => {
         if (!this.running) return;
         const starved = snapshotBoundary(this.rates, b);
-        this.armBoundary();
+        // with no key awake a boundary has nothing to snapshot: the next key due re-arms it (resume)
+        if (this.rates.size === 0) this.boundaryParked = true;
+        else this.armBoundary();
         this.backgroundRound();
         // Keys used in the closing window ask for the new one's budget right as it opens.
         if (starved) {

@@ -18,7 +18,7 @@ export class SyncSchedule {
   /** Rate keys queued or syncing: what a window boundary looks at. */
   readonly awake = new Set<RateKeyState>();
 
-  /** Called when a key enters an empty schedule: the background tick may be at its idle pace. */
+  /** Called when a key enters an empty schedule or none was awake: the background timers may be idle. */
   onFirstDue: () => void = () => {};
 
   constructor(private readonly env: SyncEnv) {}
@@ -33,7 +33,7 @@ export class SyncSchedule {
     // whole ms: the queue pops a slot once it has started, when the key must be due already
     const at = Math.ceil(when);
     if (k.localOnly || k.retired || !(at < k.dueAt)) return;
-    const first = this.isEmpty();
+    const first = this.isEmpty() || this.awake.size === 0;
     k.dueAt = at;
     this.rates.add(k, at);
     this.awake.add(k);

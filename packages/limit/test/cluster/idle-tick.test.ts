@@ -12,8 +12,11 @@ import type { RoundReply, RoundRequest, Store } from "../../src/store/types.js";
 class CountingClock extends ManualClock {
   /** When each timer of exactly 20 ms (tickMs) was armed. */
   ticksArmed: number[] = [];
+  /** When every timer is due, as armed. */
+  dueTimes: number[] = [];
   override setTimer(ms: number, fn: () => void): Timer {
     if (ms === 20) this.ticksArmed.push(this.monoMs());
+    this.dueTimes.push(this.monoMs() + ms);
     return super.setTimer(ms, fn);
   }
   count(): number {
@@ -71,6 +74,27 @@ describe("the background tick of an idle limiter", () => {
     // not at the sleeping tick's next wakeup (up to 250 ms away): within the request's own millisecond
     expect(clock.ticksArmed.find((t) => t >= t0)).toBe(t0);
     expect(clock.ticksArmed.filter((t) => t >= t0).length).toBeGreaterThanOrEqual(5);
+    await limiter.shutdown();
+  });
+
+  it("wakes about once a second in all, and the boundary timer comes back with the first key due", async () => {
+    const { clock, store, limiter } = await idleLimiter();
+    const armed = clock.dueTimes.length;
+    const heartbeats = store.heartbeats;
+    await clock.advanceAsync(5_000);
+    // a second: the tick at the heartbeat, its round's timeout, one tickMs tick while that round is out
+    // (with a 250 ms idle tick and the boundary timer each second: 7 a second)
+    expect(clock.dueTimes.length - armed).toBeLessThanOrEqual(16);
+    expect(store.heartbeats - heartbeats).toBeGreaterThanOrEqual(5);
+    await clock.advanceAsync(430);
+    const t0 = clock.monoMs();
+    const from = clock.dueTimes.length;
+    const check = limiter.check("k");
+    await clock.advanceAsync(5);
+    expect((await check).kind).toBe("allow");
+    // a timer due 2 ms before the next whole second (the boundary snapshot) is armed again
+    const boundary = Math.ceil((t0 + 2) / 1000) * 1000 - 2;
+    expect(clock.dueTimes.slice(from)).toContain(boundary);
     await limiter.shutdown();
   });
 });
