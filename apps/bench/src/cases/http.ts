@@ -1,9 +1,9 @@
-import { statsRow, unavailableRow } from "../harness.js";
-import { Child } from "../http/children.js";
+import { median, statsRow, unavailableRow } from "../harness.js";
+import { Child, pin } from "../http/children.js";
 import type { LoadResult } from "../http/load-main.js";
 import type { VariantName } from "../http/server-main.js";
 import { privateRedis } from "../redis.js";
-import type { BenchCase, Row, RunOptions } from "../types.js";
+import type { BenchCase, Row } from "../types.js";
 
 interface Variant {
   name: VariantName;
@@ -49,28 +49,45 @@ const VARIANTS: readonly Variant[] = [
 ];
 
 const CONNECTIONS = 50;
+const SERVER_CPU = 0;
+const LOAD_CPU = 1;
+/** Samples of each variant per scenario, one per pass over the variants. */
+const PASSES = 5;
+const FIRST_WARM_S = 2;
+const WARM_S = 0.3;
+const SAMPLE_S = 0.8;
 
-interface Measured {
-  row: Row;
+const modesOf = (v: Variant) => (v.name.startsWith("bare") ? [false] : [false, true]);
+
+/** One sample of one variant in one scenario. */
+interface Sample {
   reqPerS: number;
+  cpuPerReq: number;
+  p99Ms: number;
+  deniedPct: number;
+  errors: number;
+  keySyncs: number;
+  rounds: number;
+  requests: number;
 }
 
 const fmt = (x: number, digits = 0) => x.toLocaleString("en-US", { maximumFractionDigits: digits });
 const rowId = (v: string, keys: number, deny: boolean) => `${v}-${keys}-${deny ? "deny90" : "admit"}`;
 const modeLabel = (deny: boolean) => (deny ? "90 % denied" : "all admitted");
 
-async function measure(
+type Stats = { id: number; ok: boolean; stats: Record<string, number> | null };
+type Cpu = { id: number; ok: boolean; cpuUs: number };
+
+/** Loads `server` for `seconds` after a warm-up, and reads its CPU time and limiter counters around it. */
+async function sample(
   server: Child,
   load: Child,
   port: number,
-  v: Variant,
   keys: number,
   deny: boolean,
-  opts: RunOptions,
-  first: boolean,
-): Promise<Measured> {
-  const tag = `${v.name}-${keys}-${deny ? "d" : "a"}-${process.pid}`;
-  await server.request({ op: "configure", scenario: { keys, deny, tag } }, 180_000);
+  warmS: number,
+  seconds: number,
+): Promise<Sample> {
   const run = (durationS: number) =>
     load.request<{ id: number; ok: boolean; result: LoadResult }>({
       op: "load",
@@ -80,48 +97,100 @@ async function measure(
       durationS,
       connections: CONNECTIONS,
     });
-  // warm-up; the first scenario of a server process also warms its JIT (Express needs more than 0.4 s:
-  // its first row used to read 1.3 to 1.9x slower than the same server a scenario later)
-  await run(opts.smoke ? 0.1 : first ? 2 : 0.4);
-  type Stats = { id: number; ok: boolean; stats: Record<string, number> | null };
+  await run(warmS);
   const stats0 = (await server.request<Stats>({ op: "stats" })).stats;
-  const cpu0 = (await server.request<{ id: number; ok: boolean; cpuUs: number }>({ op: "cpu" })).cpuUs;
-  const { result } = await run(opts.smoke ? 0.2 : 1.2);
-  const cpu1 = (await server.request<{ id: number; ok: boolean; cpuUs: number }>({ op: "cpu" })).cpuUs;
+  const cpu0 = (await server.request<Cpu>({ op: "cpu" })).cpuUs;
+  const { result } = await run(seconds);
+  const cpu1 = (await server.request<Cpu>({ op: "cpu" })).cpuUs;
   const stats1 = (await server.request<Stats>({ op: "stats" })).stats;
-  const reqPerS = result.requests / result.seconds;
-  const cpuPerReq = (cpu1 - cpu0) / Math.max(1, result.requests);
-  const deniedPct = (100 * result.non2xx) / Math.max(1, result.requests);
-  // ours on a store: key-syncs and round trips per request (what the store costs the server)
-  const per = (k: string) => ((stats1?.[k] ?? 0) - (stats0?.[k] ?? 0)) / Math.max(1, result.requests);
-  const syncs =
-    v.redis && stats1 ? `; ${fmt(per("keySyncs"), 2)} key-syncs, ${fmt(per("rounds"), 3)} rounds/req` : "";
-  const note = `p99 ${fmt(result.p99Ms, 1)} ms; ${fmt(cpuPerReq, 1)} µs server CPU/req; ${fmt(deniedPct, 1)} % denied${syncs}${result.errors > 0 ? `; ${result.errors} errors` : ""}`;
+  const n = Math.max(1, result.requests);
+  const delta = (k: string) => (stats1?.[k] ?? 0) - (stats0?.[k] ?? 0);
+  return {
+    reqPerS: result.requests / result.seconds,
+    cpuPerReq: (cpu1 - cpu0) / n,
+    p99Ms: result.p99Ms,
+    deniedPct: (100 * result.non2xx) / n,
+    errors: result.errors,
+    keySyncs: delta("keySyncs"),
+    rounds: delta("rounds"),
+    requests: result.requests,
+  };
+}
+
+/** A row from a variant's samples: req/s per sample; the note gives the medians of the rest. */
+function rowOf(v: Variant, keys: number, deny: boolean, samples: readonly Sample[]): Row {
+  const med = (f: (s: Sample) => number) => median(samples.map(f));
+  const requests = samples.reduce((a, s) => a + s.requests, 0);
+  const errors = samples.reduce((a, s) => a + s.errors, 0);
+  const per = (f: (s: Sample) => number) => samples.reduce((a, s) => a + f(s), 0) / Math.max(1, requests);
+  const syncs = v.redis
+    ? `; ${fmt(
+        per((s) => s.keySyncs),
+        2,
+      )} key-syncs, ${fmt(
+        per((s) => s.rounds),
+        3,
+      )} rounds/req`
+    : "";
+  const note = `p99 ${fmt(
+    med((s) => s.p99Ms),
+    1,
+  )} ms; ${fmt(
+    med((s) => s.cpuPerReq),
+    1,
+  )} µs server CPU/req; ${fmt(
+    med((s) => s.deniedPct),
+    1,
+  )} % denied${syncs}${errors > 0 ? `; ${errors} errors` : ""}`;
   const label = `${v.label}, ${fmt(keys)} keys, ${modeLabel(deny)}`;
-  return { row: statsRow(rowId(v.name, keys, deny), label, "req/s", [reqPerS], note), reqPerS };
+  return statsRow(
+    rowId(v.name, keys, deny),
+    label,
+    "req/s",
+    samples.map((s) => s.reqPerS),
+    note,
+  );
+}
+
+/** `list` rotated by `by` and, on odd passes, reversed: each variant meets every position and neighbour. */
+function passOrder<T>(list: readonly T[], pass: number): T[] {
+  const k = pass % list.length;
+  const rotated = [...list.slice(k), ...list.slice(0, k)];
+  return pass % 2 === 1 ? rotated.reverse() : rotated;
+}
+
+interface Running {
+  v: Variant;
+  server: Child;
+  port: number;
+  warm: boolean;
 }
 
 export const http: BenchCase = {
   name: "http",
   title: "HTTP servers with rate limiting (requests per second)",
-  description: `${CONNECTIONS} keep-alive connections (a raw HTTP/1.1 client in its own process) against a server in its own process; keys in x-key walked in order; every request admitted, or 90 % on keys already over a 1-an-hour limit; ratios to the bare server of the same stack`,
+  description: `${CONNECTIONS} keep-alive connections (a raw HTTP/1.1 client in its own process) against a server in its own process, every server of a scenario sampled in turn (${PASSES} passes; the one measured alone on a CPU where taskset can pin it); keys in x-key walked in order; every request admitted, or 90 % on keys already over a 1-an-hour limit; ratios to the bare server of the same stack`,
   async run(opts) {
     const keyCounts = opts.smoke
       ? [100]
       : (process.env.BENCH_HTTP_KEYS?.split(",").map(Number) ?? [100, 10_000, 100_000]);
+    // BENCH_HTTP_VARIANTS=a,b limits a run to some variants (while tuning one of them).
+    const only = process.env.BENCH_HTTP_VARIANTS?.split(",");
+    const chosen = VARIANTS.filter((x) => only === undefined || only.includes(x.name));
+    const passes = opts.smoke ? 1 : PASSES;
     const redis = await privateRedis();
-    const load = Child.start("load-main.ts", []);
-    await load.ready;
-    const measured = new Map<string, Measured>();
+    // the server being measured alone on SERVER_CPU; the load generator, Redis and the servers
+    // waiting their turn on LOAD_CPU
+    if (typeof redis !== "string" && redis.pid !== undefined) pin(redis.pid, LOAD_CPU);
+    const load = Child.start("load-main.ts", [], LOAD_CPU);
+    const running: Running[] = [];
     const rows: Row[] = [];
     try {
-      // BENCH_HTTP_VARIANTS=a,b limits a run to some variants (while tuning one of them).
-      const only = process.env.BENCH_HTTP_VARIANTS?.split(",");
-      for (const v of VARIANTS.filter((x) => only === undefined || only.includes(x.name))) {
-        const modes = v.name.startsWith("bare") ? [false] : [false, true];
+      await load.ready;
+      for (const v of chosen) {
         if (v.redis && typeof redis === "string") {
           for (const keys of keyCounts)
-            for (const deny of modes)
+            for (const deny of modesOf(v))
               rows.push(
                 unavailableRow(
                   rowId(v.name, keys, deny),
@@ -132,38 +201,55 @@ export const http: BenchCase = {
               );
           continue;
         }
-        const server = Child.start("server-main.ts", [
-          v.name,
-          String(typeof redis === "string" ? 0 : redis.port),
-        ]);
-        try {
-          const { port } = (await server.ready) as unknown as { port: number };
-          let first = true;
-          for (const keys of keyCounts) {
-            for (const deny of modes) {
-              const m = await measure(server, load, port, v, keys, deny, opts, first);
-              first = false;
-              measured.set(rowId(v.name, keys, deny), m);
-              rows.push(m.row);
+        const server = Child.start(
+          "server-main.ts",
+          [v.name, String(typeof redis === "string" ? 0 : redis.port)],
+          LOAD_CPU,
+        );
+        const { port } = (await server.ready) as unknown as { port: number };
+        running.push({ v, server, port, warm: false });
+      }
+      // Every variant of a scenario is sampled in turn, pass after pass, so that the host's drift
+      // reaches all of them.
+      for (const keys of keyCounts) {
+        for (const deny of [false, true]) {
+          const group = running.filter((r) => modesOf(r.v).includes(deny));
+          const samples = new Map<Running, Sample[]>();
+          for (const r of group) {
+            const tag = `${r.v.name}-${keys}-${deny ? "d" : "a"}-${process.pid}`;
+            await r.server.request({ op: "configure", scenario: { keys, deny, tag } }, 180_000);
+            samples.set(r, []);
+          }
+          for (let pass = 0; pass < passes; pass++) {
+            for (const r of passOrder(group, pass)) {
+              pin(r.server.pid, SERVER_CPU);
+              // a server's first sample also warms its JIT (Express needs more than 0.4 s)
+              const warmS = opts.smoke ? 0.1 : r.warm ? WARM_S : FIRST_WARM_S;
+              r.warm = true;
+              const s = await sample(r.server, load, r.port, keys, deny, warmS, opts.smoke ? 0.2 : SAMPLE_S);
+              pin(r.server.pid, LOAD_CPU);
+              samples.get(r)!.push(s);
             }
           }
-          await server.request({ op: "stop" }).catch(() => undefined);
-        } finally {
-          server.kill();
+          for (const r of group) rows.push(rowOf(r.v, keys, deny, samples.get(r)!));
         }
       }
     } finally {
+      for (const r of running) {
+        await r.server.request({ op: "stop" }, 10_000).catch(() => undefined);
+        r.server.kill();
+      }
       load.kill();
       if (typeof redis !== "string") await redis.stop();
     }
     // Ratios to the bare server of the same stack, measured in this run with the same keys.
+    const byId = new Map(rows.map((r) => [r.id, r]));
     for (const row of rows) {
       const v = VARIANTS.find((x) => row.id.startsWith(`${x.name}-`));
       const keys = Number(row.id.split("-").at(-2));
-      const floor = measured.get(rowId(v!.floor, keys, false));
-      const m = measured.get(row.id);
-      if (m && floor && !row.id.startsWith("bare"))
-        row.note = `${(m.reqPerS / floor.reqPerS).toFixed(2)}x ${v!.floor}; ${row.note}`;
+      const floor = byId.get(rowId(v!.floor, keys, false));
+      if (row.available && floor?.available && !row.id.startsWith("bare"))
+        row.note = `${(row.median! / floor.median!).toFixed(2)}x ${v!.floor}; ${row.note}`;
     }
     return rows;
   },

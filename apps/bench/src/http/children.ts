@@ -1,4 +1,5 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { availableParallelism } from "node:os";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { childFlags } from "../built.js";
@@ -34,12 +35,13 @@ export class Child {
     });
   }
 
-  /** Starts `script` (next to this file) with tsx, loading resil's packages as this process does. */
-  static start(script: string, args: string[]): Child {
+  /** Starts `script` (next to this file), loading resil's packages as this process does, on `cpu` if it can. */
+  static start(script: string, args: string[], cpu?: number): Child {
     const proc = spawn(process.execPath, [...childFlags(), `${here}/${script}`, ...args], {
       cwd: here,
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
+    if (cpu !== undefined && proc.pid !== undefined) pin(proc.pid, cpu);
     return new Child(proc);
   }
 
@@ -58,7 +60,22 @@ export class Child {
     return a as T;
   }
 
+  get pid(): number {
+    return this.proc.pid ?? 0;
+  }
+
   kill(): void {
     if (this.proc.exitCode === null) this.proc.kill("SIGKILL");
   }
+}
+
+/**
+ * Keeps a process on one CPU (`taskset`), so that the server under test and the load generator do
+ * not take turns on the same core; a no-op with fewer than 2 CPUs, without taskset, or BENCH_PIN=0.
+ * Returns whether it pinned.
+ */
+export function pin(pid: number, cpu: number): boolean {
+  if (pid <= 0 || process.env.BENCH_PIN === "0" || availableParallelism() < 2) return false;
+  const r = spawnSync("taskset", ["-a", "-p", "-c", String(cpu), String(pid)], { stdio: "ignore" });
+  return r.status === 0;
 }
