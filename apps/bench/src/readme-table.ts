@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { machineSummary, report, targetsTable } from "./table.js";
+import { computeTargets } from "./targets.js";
 import type { BenchFile } from "./types.js";
 
 export const START = "<!-- bench:start -->";
@@ -63,6 +64,8 @@ export function updateReadme(
 ): void {
   const file = JSON.parse(readFileSync(jsonPath, "utf8")) as BenchFile;
   if (file.version !== 1) throw new Error(`${jsonPath}: unknown results version ${String(file.version)}`);
+  // the targets follow from the rows: computed again, so a change in how one is judged or shown applies
+  file.targets = computeTargets(file.cases);
   const readme = readFileSync(readmePath, "utf8");
   writeFileSync(readmePath, replaceRegion(readme, readmeRegion(file, jsonLabel)));
   writeFileSync(resultsPath, resultsPage(file, jsonLabel));

@@ -66,7 +66,9 @@ export function targetsTable(targets: readonly Target[]): string {
   const lines = ["| target | goal | measured | met |", "| --- | --- | --: | --- |"];
   for (const t of targets) {
     const met = t.met === null ? "not measured" : t.met ? "yes" : "no";
-    lines.push(`| ${t.name} | ${t.goal} | ${t.ratio === null ? "n/a" : ratioText(t.ratio)} | ${met} |`);
+    lines.push(
+      `| ${t.name} | ${t.goal} | ${t.ratio === null ? "n/a" : t.unit !== undefined ? `${t.ratio.toFixed(1)} ${t.unit}` : ratioText(t.ratio)} | ${met} |`,
+    );
   }
   return lines.join("\n");
 }

@@ -34,10 +34,19 @@ function absolute(
   goal: string,
   at: [string, string],
   met: (v: number) => boolean,
+  unit?: string,
 ): Target {
   const r = row(cases, ...at);
   const value = r ? r.median! : null;
-  return { name, goal, ratio: value, met: value === null ? null : met(value), from: `${at[0]}/${at[1]}` };
+  const target: Target = {
+    name,
+    goal,
+    ratio: value,
+    met: value === null ? null : met(value),
+    from: `${at[0]}/${at[1]}`,
+  };
+  if (unit !== undefined) target.unit = unit;
+  return target;
 }
 
 /** Issue 16 (scale): families against RateLimiterMemory at every size, idle cost, Redis work per request. */
@@ -64,9 +73,10 @@ function scaleTargets(cases: readonly CaseResult[]): Target[] {
     absolute(
       cases,
       "CPU with 1M known idle keys (% of a core)",
-      "< 2",
+      "< 2 %",
       ["scale-idle", "idle-cpu-known"],
       (v) => v < 2,
+      "%",
     ),
   );
   out.push(

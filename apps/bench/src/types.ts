@@ -61,6 +61,8 @@ export interface Target {
   met: boolean | null;
   /** How the ratio was computed (which rows). */
   from: string;
+  /** The unit of an absolute figure (shown instead of "x"). */
+  unit?: string;
 }
 
 export interface BenchFile {
