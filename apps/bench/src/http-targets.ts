@@ -4,7 +4,7 @@ import type { CaseResult, Target } from "./types.js";
 /** Issue 20's HTTP targets (req/s ratios of the `http` case), the hardest row of each kind. */
 export function httpTargets(cases: readonly CaseResult[], ratio: typeof Ratio): Target[] {
   const vs = (name: string, ours: string, peer: string, goal = ">= 1x", min = 1) =>
-    ratio(cases, name, goal, ["http", ours], ["http", peer], (r) => r >= min);
+    ratio(cases, name, goal, ["http", ours], ["http", peer], (r) => r >= min, true);
   return [
     vs(
       "HTTP: ours node:http (no store) vs rate-limiter-flexible memory, 100 000 keys, 90 % denied",

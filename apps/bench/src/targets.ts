@@ -1,3 +1,4 @@
+import { median } from "./harness.js";
 import { httpTargets } from "./http-targets.js";
 import { settleWaitTargets } from "./settle-wait-targets.js";
 import type { CaseResult, Row, Target } from "./types.js";
@@ -14,16 +15,21 @@ export function ratio(
   num: [string, string],
   den: [string, string],
   met: (r: number) => boolean,
+  paired = false,
 ): Target {
   const a = row(cases, ...num);
   const b = row(cases, ...den);
-  const value = a && b && b.median! > 0 ? a.median! / b.median! : null;
+  let value = a && b && b.median! > 0 ? a.median! / b.median! : null;
+  const pairs = paired && a?.values && b?.values && a.values.length === b.values.length;
+  // samples taken pass by pass (the http case): the median of each pass's ratio, so that a pass run
+  // while the host was slow moves both sides of its ratio, not one median
+  if (pairs && value !== null) value = median(a.values!.map((x, i) => x / b.values![i]!));
   return {
     name,
     goal,
     ratio: value,
     met: value === null ? null : met(value),
-    from: `${num[0]}/${num[1]} over ${den[0]}/${den[1]}`,
+    from: `${num[0]}/${num[1]} over ${den[0]}/${den[1]}${pairs ? ", median of the passes' ratios" : ""}`,
   };
 }
 

@@ -17,6 +17,12 @@ const VARIANTS: readonly Variant[] = [
   { name: "bare-node", label: "bare node:http", floor: "bare-node", redis: false },
   { name: "bare-express", label: "bare express", floor: "bare-express", redis: false },
   {
+    name: "express-noop",
+    label: "bare express + a no-op middleware (what one more layer costs)",
+    floor: "bare-express",
+    redis: false,
+  },
+  {
     name: "ours-node-local",
     label: "ours, node:http core, no store (in-process)",
     floor: "bare-node",
@@ -57,7 +63,9 @@ const FIRST_WARM_S = 2;
 const WARM_S = 0.3;
 const SAMPLE_S = 0.8;
 
-const modesOf = (v: Variant) => (v.name.startsWith("bare") ? [false] : [false, true]);
+// the floors and the no-op layer limit nothing: one mode
+const modesOf = (v: Variant) =>
+  v.name.startsWith("bare") || v.name === "express-noop" ? [false] : [false, true];
 
 /** One sample of one variant in one scenario. */
 interface Sample {

@@ -9,6 +9,7 @@ import { bareExpress, bareNode, erl, rlf } from "./peers.js";
 export type VariantName =
   | "bare-node"
   | "bare-express"
+  | "express-noop"
   | "ours-node-local"
   | "ours-node-memory"
   | "ours-node-redis"
@@ -51,6 +52,8 @@ async function build(s: Scenario): Promise<[Listener, () => Promise<void>]> {
       return [bareNode(), noop];
     case "bare-express":
       return [bareExpress(), noop];
+    case "express-noop":
+      return [bareExpress(true), noop];
     case "ours-node-local":
     case "ours-node-memory":
     case "ours-node-redis":
