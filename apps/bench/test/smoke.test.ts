@@ -17,12 +17,12 @@ afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 // Runs the real CLI in smoke mode (a few thousand iterations per case) so the bench cannot rot.
 // Only that every case ran and produced finite numbers is asserted: never a timing.
 describe("npm run bench -- --smoke", () => {
-  it("runs every case and every available row has finite numbers", { timeout: 180_000 }, async () => {
+  it("runs every case and every available row has finite numbers", { timeout: 300_000 }, async () => {
     const out = join(outDir, "smoke.json");
     await run(
       process.execPath,
       ["--conditions=source", "--expose-gc", "--import", "tsx", "src/main.ts", "--smoke", "--out", out],
-      { cwd: benchDir, timeout: 170_000, maxBuffer: 16 * 1024 * 1024 },
+      { cwd: benchDir, timeout: 290_000, maxBuffer: 16 * 1024 * 1024 },
     );
     const file = JSON.parse(readFileSync(out, "utf8")) as BenchFile;
     expect(file.mode).toBe("smoke");

@@ -18,4 +18,6 @@ export interface Scenario {
   deny: boolean;
   /** Unique per scenario: store key prefixes never collide between scenarios. */
   tag: string;
+  /** How long no key may sync before the setup counts as drained (default 2 s). */
+  quietMs?: number;
 }

@@ -61,22 +61,22 @@ async function limiterFor(s: Scenario, kind: StoreKind): Promise<Limiter> {
       await Promise.all(subjects.slice(i, i + 2048).map((k) => limiter.check(k)));
     }
   }
-  if (process.env.BENCH_HTTP_NO_DRAIN === undefined) await drained(limiter);
+  if (process.env.BENCH_HTTP_NO_DRAIN === undefined) await drained(limiter, s.quietMs ?? 2_000);
   currentLimiter = limiter;
   return limiter;
 }
 
 /**
- * Waits (at most 60 s) until the setup's admits are pushed: no key-sync for 2 s (a push waits up to
+ * Waits (at most 60 s) until the setup's admits are pushed: no key-sync for `quietMs` (a push waits up to
  * slowSyncMs). Otherwise the run measures the setup's backlog (100,000 keys pushed behind the
  * requests: 38.8 key-syncs per request at 179 req/s, measured), not the requests.
  */
-async function drained(limiter: Limiter): Promise<void> {
+async function drained(limiter: Limiter, quietMs: number): Promise<void> {
   const syncs = () => (limiter as unknown as { exchange?: { keySyncs?: number } }).exchange?.keySyncs ?? 0;
   const until = Date.now() + 60_000;
   let last = -1;
   let quietSince = Date.now();
-  while (Date.now() < until && Date.now() - quietSince < 2_000) {
+  while (Date.now() < until && Date.now() - quietSince < quietMs) {
     if (syncs() !== last) quietSince = Date.now();
     last = syncs();
     await new Promise((resolve) => setTimeout(resolve, 250));
