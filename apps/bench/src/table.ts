@@ -62,13 +62,17 @@ export function caseTable(c: CaseResult): string {
   return lines.join("\n");
 }
 
+// an absolute figure in its unit ("1.3 %"), a ratio as "1.3x"
+function measuredText(t: Target): string {
+  if (t.ratio === null) return "n/a";
+  return t.unit !== undefined ? `${t.ratio.toFixed(1)} ${t.unit}` : ratioText(t.ratio);
+}
+
 export function targetsTable(targets: readonly Target[]): string {
   const lines = ["| target | goal | measured | met |", "| --- | --- | --: | --- |"];
   for (const t of targets) {
     const met = t.met === null ? "not measured" : t.met ? "yes" : "no";
-    lines.push(
-      `| ${t.name} | ${t.goal} | ${t.ratio === null ? "n/a" : t.unit !== undefined ? `${t.ratio.toFixed(1)} ${t.unit}` : ratioText(t.ratio)} | ${met} |`,
-    );
+    lines.push(`| ${t.name} | ${t.goal} | ${measuredText(t)} | ${met} |`);
   }
   return lines.join("\n");
 }

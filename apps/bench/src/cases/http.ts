@@ -128,40 +128,18 @@ async function sample(
 
 /** A row from a variant's samples: req/s per sample; the note gives the medians of the rest. */
 function rowOf(v: Variant, keys: number, deny: boolean, samples: readonly Sample[]): Row {
-  const med = (f: (s: Sample) => number) => median(samples.map(f));
-  const requests = samples.reduce((a, s) => a + s.requests, 0);
-  const errors = samples.reduce((a, s) => a + s.errors, 0);
-  const per = (f: (s: Sample) => number) => samples.reduce((a, s) => a + f(s), 0) / Math.max(1, requests);
-  const syncs = v.redis
-    ? `; ${fmt(
-        per((s) => s.keySyncs),
-        2,
-      )} key-syncs, ${fmt(
-        per((s) => s.rounds),
-        3,
-      )} rounds/req`
-    : "";
-  const note = `p99 ${fmt(
-    med((s) => s.p99Ms),
-    1,
-  )} ms; ${fmt(
-    med((s) => s.cpuPerReq),
-    1,
-  )} µs server CPU/req; ${fmt(
-    med((s) => s.deniedPct),
-    1,
-  )} % denied${syncs}${errors > 0 ? `; ${errors} errors` : ""}`;
+  const sum = (f: keyof Sample) => samples.reduce((a, s) => a + s[f], 0);
+  const med = (f: keyof Sample, digits: number) => fmt(median(samples.map((s) => s[f])), digits);
+  const per = (f: keyof Sample, digits: number) => fmt(sum(f) / Math.max(1, sum("requests")), digits);
+  const errors = sum("errors");
+  const syncs = v.redis ? `; ${per("keySyncs", 2)} key-syncs, ${per("rounds", 3)} rounds/req` : "";
+  const note = `p99 ${med("p99Ms", 1)} ms; ${med("cpuPerReq", 1)} µs server CPU/req; ${med("deniedPct", 1)} % denied${syncs}${errors > 0 ? `; ${errors} errors` : ""}`;
   const label = `${v.label}, ${fmt(keys)} keys, ${modeLabel(deny)}`;
-  return statsRow(
-    rowId(v.name, keys, deny),
-    label,
-    "req/s",
-    samples.map((s) => s.reqPerS),
-    note,
-  );
+  const reqPerS = samples.map((s) => s.reqPerS);
+  return statsRow(rowId(v.name, keys, deny), label, "req/s", reqPerS, note);
 }
 
-/** `list` rotated by `by` and, on odd passes, reversed: each variant meets every position and neighbour. */
+/** `list` rotated by `pass` and, on odd passes, reversed: each variant meets every position and neighbour. */
 function passOrder<T>(list: readonly T[], pass: number): T[] {
   const k = pass % list.length;
   const rotated = [...list.slice(k), ...list.slice(0, k)];
