@@ -227,6 +227,28 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       expect(hash.has("Q:b")).toBe(false);
     });
 
+    it("writes no ticket for a waiting ask that got all it wanted, below its batch, like MemoryStore", async () => {
+      const key = "rl2:{met:case}:0000000000000001";
+      const memory = new MemoryStore();
+      const second: WindowSpec[] = [{ limit: 100, windowMs: 1000, burst: 100 }];
+      // a request waited on a stale view: no credit asked, a batch of 40, admitted directly
+      const ask = (pod: string, over: Partial<RateRequest> = {}) =>
+        rate(key, { pod, alg: 1, windows: second, want: 0, need: 1, batch: 40, leaseTtlMs: 6000, ...over });
+      const steps: Array<[number, RateRequest]> = [
+        [T0, ask("b")],
+        [T0 + 1, ask("c", { need: 0, batch: 0 })],
+      ];
+      const got = await grantsOf([store, memory], steps);
+      expect(got[0]).toEqual(got[1]);
+      // [others, avail, granted, direct]: b admitted directly; c sees nothing held for b
+      expect(got[0]).toEqual([
+        [0, 100, 0, 1],
+        [0, 99, 0, 0],
+      ]);
+      const hash = parseHash(await rawCommand(server.port, ["HGETALL", key]));
+      expect([...hash.keys()].filter((f) => f === "q" || f.startsWith("Q:"))).toEqual([]);
+    });
+
     it("keeps a large request's units in a pool that smaller asks leave, like MemoryStore", async () => {
       const key = "rl2:{pool:case}:0000000000000001";
       const memory = new MemoryStore();

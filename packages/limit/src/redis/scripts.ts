@@ -456,9 +456,9 @@ if held > 0 then
 elseif mineLive then
   del(leaseName) -- an expired one is in dels already
 end
--- served (its batch, or without one anything): back of the line next time; left short with requests
--- waiting: take (or keep) a ticket
-if granted + direct >= mmax(1, batch) then
+-- served (its batch, or everything it asked for): back of the line next time; left short with
+-- requests waiting: take (or keep) a ticket
+if granted + direct >= mmax(1, batch) or (need > 0 and granted >= want and granted + direct >= need) then
   if myTicket ~= nil then del(ticketName) end
 elseif need > 0 then
   if myTicket == nil then

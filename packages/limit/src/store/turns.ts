@@ -27,3 +27,12 @@ export function turnsAhead(turns: Map<string, Turn>, pod: string, now: number): 
   }
   return ahead;
 }
+
+/**
+ * Everything an ask with requests waiting wanted: all the credit it asked for, and every waiting
+ * request admitted (by that credit or directly). A replica whose view was only stale asks for no batch's worth and is not left
+ * short, so it takes no ticket.
+ */
+export function askMet(want: number, need: number, granted: number, direct: number): boolean {
+  return need > 0 && granted >= want && granted + direct >= need;
+}

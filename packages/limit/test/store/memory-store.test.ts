@@ -212,6 +212,17 @@ describe("MemoryStore turns (extension: the longest-waiting replica goes first)"
     expect(store.rate(ask("b", { need: 0 }), T0 + 1502).others).toBe(1); // now c is ahead of b
   });
 
+  it("takes no ticket for an ask that got all it wanted, below its batch (a stale view, not a shortage)", () => {
+    const store = new MemoryStore();
+    // b waited on a stale view: one request, no credit asked, a batch of 5; it is admitted directly
+    expect(store.rate(ask("b", { want: 0, batch: 5 }), T0)).toMatchObject({ granted: 0, direct: 1 });
+    // nothing held for b: c sees no ticket ahead
+    expect(store.rate(ask("c", { need: 0 }), T0 + 1).others).toBe(0);
+    // left short (3 credits asked, 1 unit left in the window) it takes one: c sees b's lease and ticket
+    expect(store.rate(ask("b", { want: 3, batch: 5 }), T0 + 2)).toMatchObject({ granted: 1, direct: 0 });
+    expect(store.rate(ask("c", { need: 0 }), T0 + 3).others).toBe(2);
+  });
+
   it("release drops the pod's turn", async () => {
     const store = new MemoryStore();
     store.rate(ask("x", { hits: 2, need: 0 }), T0);
