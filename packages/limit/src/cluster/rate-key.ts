@@ -66,7 +66,7 @@ export class RateKeyState extends LazyKeyParts {
     this.shape = shape;
     this.origin = origin;
     this.boundary = localOnly ? 0 : Number.POSITIVE_INFINITY;
-    // replaced, never changed in place, by every reply: one empty view serves every key of a policy
+    // one empty view serves every key of a policy until its first reply (reply-view.ts)
     this.view = shape.emptyView;
   }
 

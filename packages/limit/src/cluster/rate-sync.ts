@@ -7,6 +7,7 @@ import { droppedSoFar } from "./ledger.js";
 import { hitsChargedNow, pushTimes } from "./push-times.js";
 import type { RateKeyState } from "./rate-key.js";
 import { shareRoom } from "./recovery-cap.js";
+import { viewReply } from "./reply-view.js";
 import { carryDebt, noteDebt } from "./settle.js";
 import { blendRate, CREDIT_TRUST, endSync, type SyncEnv, windowEnd } from "./sync-maths.js";
 
@@ -193,7 +194,7 @@ export function applyRateReply(
 ): void {
   const k = s.key;
   const t = recv + env.health.offset;
-  k.view = { at: recv, windows: reply.windows, reservedOthers: reply.others, answered: true };
+  viewReply(k, reply, recv);
   // Units admitted directly in a window that closed before the reply arrived stay unused: handed to
   // a request now they would count in the new window, which the store did not charge.
   const direct = k.alg !== TOKEN_BUCKET && reply.now < windowStart(t, k.minWindowMs) ? 0 : reply.direct;
