@@ -13,7 +13,7 @@ import {
   unchargedHits,
 } from "./request.js";
 import { TimeQueue } from "./time-queue.js";
-import { askMet, type Turn, turnsAhead, turnTtlMs } from "./turns.js";
+import { served, type Turn, turnsAhead, turnTtlMs } from "./turns.js";
 import type {
   ConcurrencyReply,
   ConcurrencyRequest,
@@ -186,9 +186,8 @@ export class MemoryStore implements Store {
       pool,
       kept,
     );
-    // served (its batch, or everything it asked for): out of line; left short with requests waiting: in line
-    if (granted + direct >= Math.max(1, req.batch ?? 0) || askMet(req.want, req.need, granted, direct))
-      entry.turns?.delete(req.pod);
+    // served: out of line; left short with requests waiting: in line
+    if (served(req.batch ?? 0, req.want, req.need, granted, direct)) entry.turns?.delete(req.pod);
     else if (req.need > 0) {
       entry.turns ??= new Map();
       const ticket = entry.turns.get(req.pod)?.ticket ?? entry.nextTicket++;

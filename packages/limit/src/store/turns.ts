@@ -29,10 +29,11 @@ export function turnsAhead(turns: Map<string, Turn>, pod: string, now: number): 
 }
 
 /**
- * Everything an ask with requests waiting wanted: all the credit it asked for, and every waiting
- * request admitted (by that credit or directly). A replica whose view was only stale asks for no batch's worth and is not left
- * short, so it takes no ticket.
+ * Served, so out of line: granted its batch (or, without one, anything), or, with requests waiting,
+ * all the credit it asked for and every waiting request admitted. A replica whose view was only
+ * stale asks for less than a batch and is not left short by getting it.
  */
-export function askMet(want: number, need: number, granted: number, direct: number): boolean {
+export function served(batch: number, want: number, need: number, granted: number, direct: number): boolean {
+  if (granted + direct >= Math.max(1, batch)) return true;
   return need > 0 && granted >= want && granted + direct >= need;
 }
