@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { CoarseClock, MANUAL_CLOCK_START_MS, ManualClock, NEVER, SystemClock, sleep } from "../src/index.js";
 
 describe("ManualClock", () => {
@@ -126,5 +126,48 @@ describe("CoarseClock", () => {
     const a = c.monoMs();
     await new Promise((r) => setTimeout(r, 15));
     expect(c.monoMs() - a).toBeGreaterThanOrEqual(14);
+  });
+});
+
+describe("SystemClock timers", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it("chains a wait longer than setTimeout can hold and fires once, at its end", () => {
+    vi.useFakeTimers();
+    const fired: number[] = [];
+    new SystemClock().setTimer(2 ** 31 + 5_000, () => fired.push(Date.now()));
+    const start = Date.now();
+    vi.advanceTimersByTime(2 ** 31 - 1);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(5_000);
+    expect(fired).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(fired).toEqual([start + 2 ** 31 + 5_000]);
+    vi.advanceTimersByTime(2 ** 31);
+    expect(fired).toHaveLength(1);
+  });
+
+  it("cancel stops a timer before and between its chained steps", () => {
+    vi.useFakeTimers();
+    const clock = new SystemClock();
+    let fired = 0;
+    clock.setTimer(10, () => fired++).cancel();
+    const long = clock.setTimer(2 ** 31 + 10, () => fired++);
+    vi.advanceTimersByTime(2 ** 31);
+    long.cancel();
+    long.cancel();
+    vi.advanceTimersByTime(2 ** 32);
+    expect(fired).toBe(0);
+  });
+
+  it("an unref'd timer does not keep the process alive; a plain one fires on time", async () => {
+    const clock = new SystemClock();
+    const t0 = performance.now();
+    const at = await new Promise<number>((resolve) => clock.setTimer(5, () => resolve(performance.now())));
+    expect(at - t0).toBeGreaterThanOrEqual(4);
+    const unrefd = clock.setTimer(60_000, () => {}, { unref: true });
+    unrefd.cancel();
   });
 });

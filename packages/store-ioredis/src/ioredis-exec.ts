@@ -12,8 +12,9 @@ type Client = Redis | Cluster;
 // ioredis resolves a pipeline with [error, result] pairs; a failed command keeps its own error.
 async function runPipeline(client: Client, commands: readonly RedisCommand[]): Promise<RedisReply[]> {
   const pipeline = client.pipeline();
-  // `call` takes any command by name (the batch form needs a method per command name).
-  for (const c of commands) pipeline.call(c.args[0]!, ...c.args.slice(1));
+  // `call` takes any command by name (the batch form needs a method per command name); the name is its
+  // first argument, so the args go as they are (a script call of many keys has hundreds)
+  for (const c of commands) pipeline.call(...(c.args as [string, ...string[]]));
   const results = await pipeline.exec();
   if (!results) throw new PipelineDiscardedError("ioredis: the pipeline was discarded (exec resolved null)");
   const lost = results.find(([err]) => err && !isServerError(err))?.[0];

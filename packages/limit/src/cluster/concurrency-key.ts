@@ -1,7 +1,7 @@
-import { Waitlist } from "./admission.js";
 import type { KeyTuning } from "./config.js";
 import type { Slot } from "./decision.js";
 import type { Family } from "./families.js";
+import { Waitlist } from "./sync-wait.js";
 
 /** The per-replica state of one concurrency-capped subject (see docs/protocol.md#s3-7). */
 export class ConcurrencyKeyState {

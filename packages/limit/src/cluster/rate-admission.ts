@@ -1,5 +1,5 @@
 import type { Clock } from "../clock/clock.js";
-import { certainlyFull, coldRateCredit, denyFromView, overrunFits, waitForReplies } from "./admission.js";
+import { certainlyFull, coldRateCredit, denyFromView, overrunFits } from "./admission.js";
 import {
   ALLOW_COLD,
   ALLOW_LOCAL,
@@ -17,9 +17,11 @@ import { decideDegraded, type LocalWindows, refreshLocalCredit } from "./fail-st
 import { allowWithFreshHeaders, overCapacityDecision } from "./headers.js";
 import { ledgerOf } from "./ledger.js";
 import type { RateKeyState } from "./rate-key.js";
+import { RateWait } from "./rate-wait.js";
 import type { SyncTimers } from "./schedule.js";
 import { CREDIT_TRUST, type SyncEnv, windowEnd } from "./sync-maths.js";
 import type { SyncSchedule } from "./sync-schedule.js";
+import { waitForReplies } from "./sync-wait.js";
 
 /** What the slow path shares with the Limiter. */
 export interface RateAdmissionDeps {
@@ -132,16 +134,7 @@ export class RateAdmission {
       cost,
       this.deps.env.health.waitBudgetMs(k.policy),
       "check",
-      {
-        attempt: () => this.deps.admit(k, cost, ALLOW_SYNC),
-        kick: () => void this.deps.exchange.syncAlone(k),
-        closed: () => this.deps.closed(),
-        storeFailing: () => this.deps.env.health.failing,
-        // enough units came, yet spending failed: their trust or their window ended before the read
-        lapsedOnArrival: () => k.unused() >= cost,
-        // an ask now reaches the store half a round trip later: worth it only if a unit frees by then
-        paced: () => k.exhaustedUntil - this.deps.clock.monoMs() > this.deps.env.health.rttMs / 2,
-      },
+      new RateWait(this.deps, k, cost),
     );
     if (k.ledger !== undefined && k.waiters === 0) k.ledger.head = 0;
     const d = result ?? this.deps.admit(k, cost, ALLOW_SYNC);

@@ -1,9 +1,9 @@
 import { capacity, emptyWindow } from "../store/algorithm.js";
 import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
-import type { Waitlist } from "./admission.js";
 import type { RatePolicy } from "./config.js";
 import type { KeyLedger } from "./ledger.js";
 import type { StoreView } from "./rate-key.js";
+import type { Waitlist } from "./sync-wait.js";
 
 /** The parts of a key's state that are shared by a policy's keys, or made only when used (rate-key.ts). */
 

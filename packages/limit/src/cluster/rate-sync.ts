@@ -118,9 +118,10 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     want: recovering ? 0 : target - unused - (capped ? need : 0),
     need,
     batch: recovering || capped || k.waiters === 0 ? 0 : batchSize(k, replicas),
-    ...(head >= 2 ? { head } : {}),
+    head: head >= 2 ? head : 0,
     // a resent push (its round timed out, yet the store applied it) is charged once
-    ...(pending > 0 ? { pushId: k.pushId, pushTotal: pushedBefore + pending } : {}),
+    pushId: pending > 0 ? k.pushId : "",
+    pushTotal: pending > 0 ? pushedBefore + pending : 0,
     allowance: Math.min(k.policy.localAllowance, 1),
     replicas,
     leaseTtlMs: options.leaseTtlMs,

@@ -1,5 +1,5 @@
 import type { Clock } from "../clock/clock.js";
-import { coldSlotCredit, waitForReplies } from "./admission.js";
+import { coldSlotCredit } from "./admission.js";
 import { type ConcurrencyKeyState, HeldSlot } from "./concurrency-key.js";
 import {
   type AcquireResult,
@@ -17,6 +17,7 @@ import { emitEvent } from "./events.js";
 import type { Exchange } from "./exchange.js";
 import { degradedSlotFree } from "./fail-static.js";
 import { CREDIT_TRUST, type SyncEnv } from "./sync-maths.js";
+import { waitForReplies } from "./sync-wait.js";
 
 /** Concurrency decisions (see docs/protocol.md#s3-7): a slot from credit, cold, or after a sync. */
 export class SlotAdmission {

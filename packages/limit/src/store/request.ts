@@ -72,12 +72,21 @@ function normalizeWindows(alg: number, windows: readonly WindowSpec[]): WindowSp
   if (!Array.isArray(windows) || windows.length === 0) {
     throw new StoreRequestError("windows", "must list at least one window");
   }
-  return windows.map((w, i) => {
-    const limit = requirePositive(`windows[${i}].limit`, w.limit, true);
-    const windowMs = requirePositive(`windows[${i}].windowMs`, w.windowMs, true);
-    const burst = alg === TOKEN_BUCKET ? requirePositive(`windows[${i}].burst`, w.burst, true) : w.burst;
-    return { limit, windowMs, burst: Number.isFinite(burst) ? burst : limit };
-  });
+  let normal = true;
+  for (let i = 0; i < windows.length; i++) {
+    const w = windows[i]!;
+    requirePositive(`windows[${i}].limit`, w.limit, true);
+    requirePositive(`windows[${i}].windowMs`, w.windowMs, true);
+    if (alg === TOKEN_BUCKET) requirePositive(`windows[${i}].burst`, w.burst, true);
+    else if (!Number.isFinite(w.burst)) normal = false;
+  }
+  // the limiter sends the same windows with every sync of a key: kept as they are when nothing changes
+  if (normal) return windows as WindowSpec[];
+  return windows.map((w) => ({
+    limit: w.limit,
+    windowMs: w.windowMs,
+    burst: Number.isFinite(w.burst) ? w.burst : w.limit,
+  }));
 }
 
 /** A rate request with every count whole and every field checked. */
