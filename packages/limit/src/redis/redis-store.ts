@@ -10,6 +10,7 @@ import {
   CONCURRENCY_SCRIPT,
   HEARTBEAT_SCRIPT,
   type LuaScript,
+  RATE_COMPACT_SLOTS,
   RATE_SCRIPT,
   SCRIPTS,
   scriptArgs,
@@ -97,6 +98,23 @@ function sameSettings(a: RateRequest, b: RateRequest): boolean {
   return true;
 }
 
+const COMPACT_MARKERS = RATE_COMPACT_SLOTS.map((_, n) => `=${n}`).concat(`=${RATE_COMPACT_SLOTS.length}`);
+
+/** A key's compact block: `=<n>` and its first n values, the trailing ones at their default left out. */
+function compactBlock(args: string[], r: RateRequest): void {
+  let n = RATE_COMPACT_SLOTS.length;
+  while (n > 0 && isDefault(r[RATE_COMPACT_SLOTS[n - 1]!])) n--;
+  args.push(COMPACT_MARKERS[n]!);
+  for (let i = 0; i < n; i++) {
+    const v = r[RATE_COMPACT_SLOTS[i]!];
+    args.push(typeof v === "string" ? v : num(v ?? 0));
+  }
+}
+
+function isDefault(v: number | string | undefined): boolean {
+  return v === undefined || v === 0 || v === "";
+}
+
 /**
  * One EVALSHA of the rate script for several keys: their keys, then one argument block per key; a
  * key whose settings are the previous key's sends the compact block (`=` and its own values only).
@@ -107,12 +125,8 @@ function rateCommand(rates: readonly RateRequest[], now: string): RedisCommand {
   for (const r of rates) args.push(r.key);
   let previous: RateRequest | undefined;
   for (const r of rates) {
-    const pushId = r.pushId ?? "";
-    const pushTotal = num(r.pushTotal ?? 0);
-    const head = num(r.head ?? 0);
     if (previous !== undefined && sameSettings(previous, r)) {
-      args.push("=", num(r.hits), num(r.unused), num(r.want), num(r.need), num(r.hitsOld), num(r.tOld));
-      args.push(num(r.batch ?? 0), pushId, pushTotal, head);
+      compactBlock(args, r);
       continue;
     }
     previous = r;
@@ -136,9 +150,9 @@ function rateCommand(rates: readonly RateRequest[], now: string): RedisCommand {
         hitsOld: num(r.hitsOld),
         tOld: num(r.tOld),
         batch: num(r.batch ?? 0),
-        pushId,
-        pushTotal,
-        head,
+        pushId: r.pushId ?? "",
+        pushTotal: num(r.pushTotal ?? 0),
+        head: num(r.head ?? 0),
       },
       tail,
     );

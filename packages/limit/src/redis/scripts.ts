@@ -96,6 +96,24 @@ export type RateScriptArg =
   | "head";
 
 /**
+ * The values of a compact block, in order. The block is `=<n>` then the first n of these; the rest
+ * are 0 ('' for pushId), so a key that asks for credit with a request waiting and pushes nothing
+ * sends 4 arguments, not 11. Ordered so the values most often left at their default come last.
+ */
+export const RATE_COMPACT_SLOTS = [
+  "want",
+  "need",
+  "batch",
+  "hits",
+  "unused",
+  "pushId",
+  "pushTotal",
+  "hitsOld",
+  "tOld",
+  "head",
+] as const satisfies readonly RateScriptArg[];
+
+/**
  * Rate: push hits, keep or give back credit, grant a fair share, admit waiters directly; replicas left
  * waiting take a ticket, and one unit stays held for each older ticket (store/turns.ts).
  * One call serves one key or several: KEYS[j] is the j-th key's hash, and ARGV holds one block per
@@ -289,12 +307,23 @@ end
 -- one key: its block starts after ARGV[base]; its reply entries follow out[nout]; returns the next base and nout
 local function rateKey(key, base, out, nout)
 local hits, unused, want, need, hitsOld, tOld, batch, pushId, pushTotal, head, nextBase
-if ARGV[base + 1] == '=' then
-  -- a compact block: the previous block's settings, then this key's values in the same order
-  hits, unused, want, need = num(ARGV[base + 2]), num(ARGV[base + 3]), num(ARGV[base + 4]), num(ARGV[base + 5])
-  hitsOld, tOld, batch = num(ARGV[base + 6]), num(ARGV[base + 7]), num(ARGV[base + 8])
-  pushId, pushTotal, head = ARGV[base + 9], num(ARGV[base + 10]), num(ARGV[base + 11])
-  nextBase = base + 11
+local marker = ARGV[base + 1]
+if sbyte(marker, 1) == 61 then         -- '='
+  -- a compact block: the previous block's settings; "=<n>", then the first n of want, need, batch,
+  -- hits, unused, pushId, pushTotal, hitsOld, tOld, head (RATE_COMPACT_SLOTS); the rest 0 or ''
+  local n = num(ssub(marker, 2)) or 0
+  want, need, batch, hits, unused, pushId, pushTotal, hitsOld, tOld, head = 0, 0, 0, 0, 0, '', 0, 0, 0, 0
+  if n >= 1 then want = num(ARGV[base + 2]) end
+  if n >= 2 then need = num(ARGV[base + 3]) end
+  if n >= 3 then batch = num(ARGV[base + 4]) end
+  if n >= 4 then hits = num(ARGV[base + 5]) end
+  if n >= 5 then unused = num(ARGV[base + 6]) end
+  if n >= 6 then pushId = ARGV[base + 7] end
+  if n >= 7 then pushTotal = num(ARGV[base + 8]) end
+  if n >= 8 then hitsOld = num(ARGV[base + 9]) end
+  if n >= 9 then tOld = num(ARGV[base + 10]) end
+  if n >= 10 then head = num(ARGV[base + 11]) end
+  nextBase = base + 1 + n
 else
   readSettings(base)
   hits = num(ARGV[base + 4])           -- hits to charge at now

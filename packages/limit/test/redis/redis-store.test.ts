@@ -281,10 +281,23 @@ describe("RedisStore", () => {
     const other = rate({ key: "rl2:{s:c}:0000000000000001", replicas: 2 });
     await new RedisStore(exec).round({ releases: [], rates: [rate(), same, other], concurrency: [] });
     const args = exec.pipelines[1]![0]!.args;
-    // full (20), compact ("=" and the key's 10 values), full again: its replicas differ
+    // full (20), compact ("=10" and the key's 10 values in RATE_COMPACT_SLOTS order), full again:
+    // its replicas differ
     expect(args).toHaveLength(6 + 20 + 11 + 20);
-    expect(args.slice(6 + 20, 6 + 31)).toEqual(["=", "4", "0", "3", "0", "0", "0", "0", "x", "9", "3"]);
+    expect(args.slice(6 + 20, 6 + 31)).toEqual(["=10", "3", "0", "0", "4", "0", "x", "9", "0", "0", "3"]);
     expect(args.slice(6 + 31, 6 + 34)).toEqual(["1", "1", "p1"]);
+  });
+
+  it("leaves out a compact block's trailing values at their default", async () => {
+    const exec = new FakeExec();
+    Object.assign(exec, { singleNode: true });
+    exec.reply = (c) => (c.args[1] === RATE_SHA ? [0, 1, 2].flatMap(() => RATE_REPLY) : 1);
+    const ask = rate({ key: "rl2:{s:b}:0000000000000001", hits: 0, want: 1, need: 1, batch: 5 });
+    const idle = rate({ key: "rl2:{s:c}:0000000000000001", hits: 0, want: 0 });
+    await new RedisStore(exec).round({ releases: [], rates: [rate(), ask, idle], concurrency: [] });
+    const args = exec.pipelines[1]![0]!.args;
+    expect(args).toHaveLength(6 + 20 + 4 + 1);
+    expect(args.slice(6 + 20)).toEqual(["=3", "1", "1", "5", "=0"]);
   });
 
   it("shares a call only between keys of one hash slot when Redis may be a cluster, up to keysPerCall", async () => {
