@@ -107,8 +107,8 @@ async function plan(v: Variant, opts: MeasureOptions): Promise<Plan> {
     return { variant: v, chunkOps: 256, sampleOps: SMOKE_SAMPLE_OPS, ns: [] };
   }
   // Grow the chunk until it lasts about CHUNK_MS, warming up on the way. Each size is timed three
-  // times and the fastest counts: one stall (a GC, the scheduler) in a 16-op chunk once stopped the
-  // growth there, and the run then measured a macrotask per 16 ops (141 ns a call for 6 ns of work).
+  // times and the fastest counts: one stall (a GC, the scheduler) must not stop the growth at a
+  // chunk so small that the macrotask between chunks is most of what a sample measures.
   let chunkOps = 16;
   for (;;) {
     let ns = Number.POSITIVE_INFINITY;
