@@ -117,7 +117,7 @@ function isDefault(v: number | string | undefined): boolean {
 
 /**
  * One EVALSHA of the rate script for several keys: their keys, then one argument block per key; a
- * key whose settings are the previous key's sends the compact block (`=` and its own values only).
+ * key whose settings are the previous key's sends the compact block (`=<n>` and its first n values).
  */
 function rateCommand(rates: readonly RateRequest[], now: string): RedisCommand {
   // one array from the start: hundreds of arguments, not copied again to put the keys first

@@ -68,6 +68,11 @@ export interface NormalizeOptions {
   finiteLease: boolean;
 }
 
+// the field's name is built only for the error: every sync of a key checks its windows
+function requireWindowValue(i: number, name: string, value: number): void {
+  if (!(value > 0) || !Number.isFinite(value)) requirePositive(`windows[${i}].${name}`, value, true);
+}
+
 function normalizeWindows(alg: number, windows: readonly WindowSpec[]): WindowSpec[] {
   if (!Array.isArray(windows) || windows.length === 0) {
     throw new StoreRequestError("windows", "must list at least one window");
@@ -75,9 +80,9 @@ function normalizeWindows(alg: number, windows: readonly WindowSpec[]): WindowSp
   let normal = true;
   for (let i = 0; i < windows.length; i++) {
     const w = windows[i]!;
-    requirePositive(`windows[${i}].limit`, w.limit, true);
-    requirePositive(`windows[${i}].windowMs`, w.windowMs, true);
-    if (alg === TOKEN_BUCKET) requirePositive(`windows[${i}].burst`, w.burst, true);
+    requireWindowValue(i, "limit", w.limit);
+    requireWindowValue(i, "windowMs", w.windowMs);
+    if (alg === TOKEN_BUCKET) requireWindowValue(i, "burst", w.burst);
     else if (!Number.isFinite(w.burst)) normal = false;
   }
   // the limiter sends the same windows with every sync of a key: kept as they are when nothing changes
