@@ -44,6 +44,8 @@ export interface RawRun {
   storeCalls: number;
   storeFailures: number;
   paidBack: number;
+  /** `--wait`: requests admitted after waiting, waits that timed out, and the longest wait admitted (ms). */
+  waits: { admitted: number; timedOut: number; longestMs: number };
   /** When each replica was alive: [fromMs, toMs). */
   lifetimes: Array<{ fromMs: number; toMs: number }>;
   crashes: CrashReport[];
@@ -97,6 +99,8 @@ class Simulation {
   private readonly unitCost: boolean;
   private readonly windowMs: number;
   private readonly windowCount: number;
+  /** Simulated ms of the run (its last step ends here). */
+  private readonly endMs: number;
   private readonly maxReplicas: number;
   private readonly all: Live[] = [];
   private live: Live[] = [];
@@ -140,6 +144,7 @@ class Simulation {
     });
     this.windowMs = WINDOW_MS[primaryLimit(s).window];
     const durationMs = Math.round(s.duration * 1000);
+    this.endMs = durationMs;
     this.windowCount = Math.max(1, Math.ceil(durationMs / this.windowMs));
     this.maxReplicas = s.replicas + s.faults.filter((f) => f.type === "join").length;
     const n = this.windowCount;
@@ -166,6 +171,7 @@ class Simulation {
       storeCalls: 0,
       storeFailures: 0,
       paidBack: 0,
+      waits: { admitted: 0, timedOut: 0, longestMs: 0 },
       lifetimes: [],
       crashes: [],
       replicasSeen: 0,
@@ -278,15 +284,13 @@ class Simulation {
 
   /** Arrivals at one replica in one step: synchronous until the first undecided one. */
   private arrive(rep: Live, k: number, w: number): Promise<void> | undefined {
-    const run = this.run_;
-    const cell = w * this.maxReplicas + rep.index;
+    if (this.s.wait) {
+      for (let n = 0; n < k; n++) this.waitFor(rep, this.offer(rep, w), w);
+      return undefined;
+    }
     let deniedFrom = Number.POSITIVE_INFINITY;
     for (let n = 0; n < k; n++) {
-      const cost = this.unitCost ? this.s.costs[0]!.cost : this.costs.pick(this.rng);
-      run.requests++;
-      run.offered[w]! += cost;
-      run.classOffered[this.classOf.get(cost)!]! += cost;
-      run.offeredBy[cell]! += cost;
+      const cost = this.offer(rep, w);
       if (cost >= deniedFrom) {
         this.deny(cost, w);
         continue;
@@ -309,17 +313,11 @@ class Simulation {
     w: number,
     deniedFrom: number,
   ): Promise<void> {
-    const run = this.run_;
-    const cell = w * this.maxReplicas + rep.index;
     // While a check waits on the clock, later arrivals at this replica queue behind it without draining.
     let waiting = false;
     for (let n = -1; n < rest; n++) {
       if (n >= 0) {
-        cost = this.unitCost ? this.s.costs[0]!.cost : this.costs.pick(this.rng);
-        run.requests++;
-        run.offered[w]! += cost;
-        run.classOffered[this.classOf.get(cost)!]! += cost;
-        run.offeredBy[cell]! += cost;
+        cost = this.offer(rep, w);
         if (cost >= deniedFrom) {
           this.deny(cost, w);
           continue;
@@ -362,6 +360,40 @@ class Simulation {
       if (!state.done) waiting = true;
       else if (!state.ok) deniedFrom = Math.min(deniedFrom, c);
     }
+  }
+
+  /** One arrival at `rep` in window `w`: its cost, counted as offered. */
+  private offer(rep: Live, w: number): number {
+    const run = this.run_;
+    const cost = this.unitCost ? this.s.costs[0]!.cost : this.costs.pick(this.rng);
+    run.requests++;
+    run.offered[w]! += cost;
+    run.classOffered[this.classOf.get(cost)!]! += cost;
+    run.offeredBy[w * this.maxReplicas + rep.index]! += cost;
+    return cost;
+  }
+
+  /** `--wait`: the request queues on its replica's Pacer; denied only when its wait times out. */
+  private waitFor(rep: Live, cost: number, w: number): void {
+    const from = this.clock.monoMs();
+    const waits = this.run_.waits;
+    this.track(
+      rep.replica.wait(cost).then((ok) => {
+        // A crashed process never answered; a wait decided after the last step falls outside the run.
+        if (rep.dead || this.clock.monoMs() - this.startMs >= this.endMs) return;
+        const waited = this.clock.monoMs() - from;
+        if (!ok) {
+          waits.timedOut++;
+          this.deny(cost, this.windowNow());
+          return;
+        }
+        if (waited > 0) {
+          waits.admitted++;
+          waits.longestMs = Math.max(waits.longestMs, waited);
+        }
+        this.admit(rep, cost, waited > 0 ? this.windowNow() : w);
+      }, this.onFailure),
+    );
   }
 
   private admit(rep: Live, cost: number, w: number): void {
@@ -442,6 +474,11 @@ class Simulation {
     const w = Math.floor((this.clock.monoMs() - this.startMs) / this.windowMs);
     return Math.min(Math.max(0, w), this.windowCount - 1);
   }
+
+  // A wait that rejected other than by its timeout (a limiter bug): the run stops and reports it.
+  private readonly onFailure = (err: unknown): void => {
+    this.failure ??= err;
+  };
 
   // A failed round is the limiter's business (it counts it); the simulation only stops waiting.
   private readonly onSettle = (): void => {

@@ -107,6 +107,12 @@ export const FLAG_TABLE: readonly FlagSpec[] = [
   text("scenario", "popularity", "P", "keys run: uniform | zipf:S", { default: "zipf:1.1" }),
   text("scenario", "cost", "C", "cost per request, or weighted costs 1:0.9,10:0.1", { default: "1" }),
   text("scenario", "settle", "LO..HI[@MS]", "settle each admit MS [100] later at cost x uniform [LO, HI]"),
+  num("scenario", "wait", "MS", "wait.maxWaitMs", "wait up to MS for capacity (Pacer), then deny", {
+    default: "off: deny at once",
+  }),
+  num("scenario", "wait-poll", "MS", "wait.pollMs", "--wait: how often a denied waiter asks again", {
+    default: "5",
+  }),
   tuning("sync-interval", "syncIntervalMs", "MS", "sync period of a busy key"),
   tuning("local-allowance", "localAllowance", "A", "share of the free budget one grant may take"),
   tuning("cache-ttl", "cacheTtlMs", "MS", "trust in a store view; outage tolerance"),

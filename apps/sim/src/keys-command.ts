@@ -7,8 +7,15 @@ import { speedLine } from "./speed.js";
 
 /** `resil-sim --keys N`: many subjects of one family; exit 1 with --check when a subject went over. */
 export async function runKeysCommand(scenario: Scenario, cli: CliOptions, io: Io): Promise<number> {
-  if (scenario.faults.length > 0 || scenario.concurrency !== undefined) {
-    io.stderr("resil-sim: --keys: faults and --max-concurrent are not simulated in a keys run\n");
+  if (
+    scenario.faults.length > 0 ||
+    scenario.concurrency !== undefined ||
+    scenario.settle !== undefined ||
+    scenario.wait !== undefined
+  ) {
+    io.stderr(
+      "resil-sim: --keys: faults, --max-concurrent, --settle and --wait are not simulated in a keys run\n",
+    );
     return 2;
   }
   const run = await runKeys(scenario, cli.keys!);

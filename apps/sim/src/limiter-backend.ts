@@ -3,7 +3,9 @@ import {
   Limiter,
   type LimiterOptions,
   MemoryStore,
+  Pacer,
   type RateLimitConfig,
+  WaitTimeoutError,
 } from "@resil/limit";
 import type { Backend } from "./engine.js";
 import type { Outcome, QuickVerdict, ReplicaContext, SimReplica, SlotResult } from "./replica.js";
@@ -42,12 +44,14 @@ export function rateConfig(s: Scenario): RateLimitConfig {
 class LimiterReplica implements SimReplica {
   readonly pod: string;
   private readonly limiter: Limiter;
+  private readonly pacer: Pacer | undefined;
 
   constructor(ctx: ReplicaContext) {
     const s = ctx.scenario;
     const o = s.limiter;
     this.pod = ctx.pod;
     this.limiter = new Limiter(simLimiterOptions(o, ctx.pod), ctx.store, ctx.clock);
+    if (s.wait) this.pacer = new Pacer(this.limiter, s.wait, ctx.clock);
     // The background loop starts only with the loop driver; the steps driver runs the rounds itself (@resil/limit docs/protocol.md#s6).
     this.limiter.setPolicy(SUBJECT, rateConfig(s), s.concurrency?.max ?? null);
   }
@@ -60,6 +64,17 @@ class LimiterReplica implements SimReplica {
 
   async check(cost: number): Promise<boolean> {
     return (await this.limiter.check(SUBJECT, cost)).kind !== "deny";
+  }
+
+  async wait(cost: number): Promise<boolean> {
+    if (this.pacer === undefined) return this.check(cost);
+    try {
+      await this.pacer.wait(SUBJECT, { cost });
+      return true;
+    } catch (err) {
+      if (err instanceof WaitTimeoutError) return false;
+      throw err;
+    }
   }
 
   async acquire(): Promise<SlotResult> {

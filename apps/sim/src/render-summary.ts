@@ -37,6 +37,11 @@ export function renderSummary(report: Report): string {
       "settled",
       `x${num(sc.settle.min, 2)}..${num(sc.settle.max, 2)} after ${num(sc.settle.afterMs)} ms; ${int(s.settledExtra)} units charged after admission (a window may exceed its limit by what was charged in it)`,
     ]);
+  if (s.waits)
+    lines.push([
+      "waits",
+      `${int(s.waits.admitted)} requests admitted after waiting (longest ${num(s.waits.longestMs)} ms of ${num(s.waits.maxWaitMs)}), ${int(s.waits.timedOut)} timed out (the denies)`,
+    ]);
   if (s.concurrency)
     lines.push([
       "concurrency",

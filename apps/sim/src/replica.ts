@@ -20,6 +20,8 @@ export interface SimReplica {
   tryCheck(cost: number): QuickVerdict;
   /** The full check; true when admitted. */
   check(cost: number): Promise<boolean>;
+  /** Waits for capacity (FIFO on this replica, `Pacer`): true when admitted, false after `maxWaitMs`. */
+  wait(cost: number): Promise<boolean>;
   acquire(): Promise<SlotResult>;
   /** Store time now: what `settle` takes as the time a request was decided. */
   storeTime(): number;

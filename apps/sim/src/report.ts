@@ -61,6 +61,8 @@ export interface Summary {
   costClasses: CostClassSummary[];
   /** Units of extra charge settled over the run (`settle`; 0 without). */
   settledExtra: number;
+  /** `--wait`: requests admitted after waiting, the longest such wait (ms), and waits that timed out. */
+  waits: { maxWaitMs: number; admitted: number; longestMs: number; timedOut: number } | null;
 }
 
 export interface CostClassSummary {
@@ -204,6 +206,7 @@ function summarize(run: RawRun, rows: WindowRow[]): Summary {
     limitHeld: windowsOver === 0,
     costClasses: costClasses(run),
     settledExtra: sum(run.extra),
+    waits: s.wait ? { maxWaitMs: s.wait.maxWaitMs, ...run.waits } : null,
   };
 }
 

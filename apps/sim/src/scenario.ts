@@ -1,3 +1,4 @@
+import { PACER_DEFAULTS } from "@resil/limit";
 import { z } from "zod";
 import { ScenarioError } from "./errors.js";
 import { LIBRARY_DEFAULTS as LIB } from "./library-defaults.js";
@@ -42,6 +43,13 @@ const settleSchema = z
     afterMs: z.number().nonnegative().default(100),
   })
   .refine((x) => x.min <= x.max, { message: "min must not be above max", path: ["max"] });
+
+/** Waiting for capacity (`Pacer`): a request not admitted at once waits up to maxWaitMs, then is denied. */
+const waitSchema = z.strictObject({
+  maxWaitMs: z.number().int().min(1).max(60_000),
+  /** How often the head of a replica's queue asks again while denied (the Pacer's `pollMs`). */
+  pollMs: z.number().int().min(1).max(1000).default(PACER_DEFAULTS.pollMs),
+});
 
 const limiterSchema = z.strictObject({
   syncIntervalMs: z.number().int().min(10).max(10_000).default(LIB.syncIntervalMs),
@@ -113,6 +121,7 @@ export const scenarioSchema = z
       .min(1)
       .default([{ cost: 1, weight: 1 }]),
     settle: settleSchema.optional(),
+    wait: waitSchema.optional(),
     limiter: limiterSchema.prefault({}),
     store: storeSchema.prefault({}),
     concurrency: concurrencySchema.optional(),

@@ -75,6 +75,10 @@ class IdealReplica implements SimReplica {
     return true;
   }
 
+  wait(cost: number): Promise<boolean> {
+    return this.check(cost);
+  }
+
   async acquire(): Promise<SlotResult> {
     const max = this.ctx.scenario.concurrency?.max ?? 0;
     if (this.shared.active >= max) return { kind: "denied" };

@@ -29,6 +29,7 @@ export { Limiter, type PolicyEntry } from "./limiter.js";
 export { formatPrometheus, type LimiterMetrics, type MetricSample, SYNC_SECONDS_BUCKETS } from "./metrics.js";
 export {
   CostExceedsLimitError,
+  PACER_DEFAULTS,
   type PacedLimiter,
   Pacer,
   type PacerOptions,

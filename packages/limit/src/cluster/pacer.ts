@@ -62,7 +62,11 @@ interface Queue {
   asking: boolean;
 }
 
-const DEFAULTS = { pollMs: 5, maxWaitMs: 30_000 };
+/** The Pacer's defaults: `pollMs` and `maxWaitMs`. */
+export const PACER_DEFAULTS: Readonly<Required<PacerOptions>> = Object.freeze({
+  pollMs: 5,
+  maxWaitMs: 30_000,
+});
 const MAX_TIMER_MS = 2_147_483_647;
 
 function positive(field: string, v: number | undefined, fallback: number): number {
@@ -89,8 +93,8 @@ export class Pacer {
     options: PacerOptions = {},
     private readonly clock: Clock = coarseClock,
   ) {
-    this.pollMs = positive("pollMs", options.pollMs, DEFAULTS.pollMs);
-    this.maxWaitMs = positive("maxWaitMs", options.maxWaitMs, DEFAULTS.maxWaitMs);
+    this.pollMs = positive("pollMs", options.pollMs, PACER_DEFAULTS.pollMs);
+    this.maxWaitMs = positive("maxWaitMs", options.maxWaitMs, PACER_DEFAULTS.maxWaitMs);
   }
 
   /** Resolves once `cost` units of `subject` are admitted; FIFO among this replica's waiters of the subject. */
