@@ -109,41 +109,26 @@ export function buildReport(run: RawRun): Report {
 }
 
 /**
- * `--wait`: a request not admitted in its window may still be in the next one, so what a window could
- * admit includes what the previous one left, as far as it was offered within a wait of its end
- * (taken as spread evenly over the window): an off period of bursty traffic drains the queue.
- */
-function possibleWithWaits(rows: readonly WindowRow[], limit: number, carryShare: number): number {
-  let possible = 0;
-  let left = 0;
-  for (const r of rows) {
-    const demand = r.offered + left;
-    const took = Math.min(demand, limit);
-    possible += took;
-    left = Math.min(demand - took, r.offered * carryShare);
-  }
-  return possible;
-}
-
-/**
  * What the limit could have admitted of what was offered: per window the lesser of the two. A token
  * bucket holds `limit + burst` in one window only when it starts full: an ideal bucket, refilled by
- * `limit` a window up to its burst, says how much each window could take.
+ * `limit` a window up to its burst, says how much each window could take. With `--wait`, a request
+ * not admitted in its window may still be in the next one: what the previous window left counts too,
+ * as far as it was offered within one wait of its end (taken as spread evenly over that window), so a
+ * queue drained in an off period of bursty traffic is not read as more than the limit allowed.
  */
 function possibleAdmits(s: Scenario, rows: readonly WindowRow[]): number {
   const { limit, window } = primaryLimit(s);
-  let possible = 0;
-  if (s.wait) return possibleWithWaits(rows, limit, Math.min(1, s.wait.maxWaitMs / WINDOW_MS[window]));
-  if (s.algorithm !== "token") {
-    for (const r of rows) possible += Math.min(r.offered, limit);
-    return possible;
-  }
-  const burst = s.burst ?? limit;
+  const carryShare = s.wait ? Math.min(1, s.wait.maxWaitMs / WINDOW_MS[window]) : 0;
+  const burst = s.algorithm === "token" ? (s.burst ?? limit) : 0;
   let saved = burst;
+  let left = 0;
+  let possible = 0;
   for (const r of rows) {
-    const took = Math.min(r.offered, saved + limit);
+    const demand = r.offered + left;
+    const took = Math.min(demand, saved + limit);
     possible += took;
     saved = Math.min(burst, saved + limit - took);
+    left = Math.min(demand - took, r.offered * carryShare);
   }
   return possible;
 }
