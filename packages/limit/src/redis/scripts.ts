@@ -446,6 +446,7 @@ if pool == 0 and head < 2 then
 else
   -- leaving the pool: credit ahead only beyond one more; waiting requests direct from all that is
   -- free; a large request left short gets no part of itself (it would be charged and left unused)
+  -- and no credit ahead (held in a lease, those units would not fill the pool)
   local free = avail - kept
   local ahead = free
   if leaves then ahead = free - pool end
@@ -455,6 +456,7 @@ else
   if need > granted and left >= 1 then direct = mmin(need - granted, left) end
   if head >= 2 and not leaves and kept + granted + direct < head then
     direct = mmin(direct, mmax(0, need - head))
+    granted = 0
   end
 end
 -- 6. direct admits are hits now

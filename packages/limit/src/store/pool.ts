@@ -40,7 +40,7 @@ export function setsPool(alg: AlgorithmCode, head: number, pool: number, covered
  * is free beyond one more pool, so leases spent by smaller requests do not take the next large
  * request's units either. Waiting requests are admitted direct from all that is free to the ask; when
  * that falls short of a head that may take the pool, only the smaller requests waiting beside it are
- * (a part of a large request would be charged and left unused).
+ * (a part of a large request would be charged and left unused), and no credit ahead is granted.
  */
 export function poolGrantStep(
   free: number,
@@ -58,7 +58,10 @@ export function poolGrantStep(
   const { granted } = grantStep(ahead, want, need, allowance, replicas, batch);
   const left = Math.floor(free) - granted;
   let direct = need > granted && left >= 1 ? Math.min(need - granted, left) : 0;
+  // Left short, its replica gets no credit ahead either: held in a lease, those units would wait
+  // there, out of the reach of the next large request that asks (and of smaller requests queued
+  // behind this one on a Pacer), instead of filling the pool.
   if (takesPool(head, pool) && kept + granted + direct < head)
-    direct = Math.min(direct, Math.max(0, need - head));
+    return { granted: 0, direct: Math.min(direct, Math.max(0, need - head)) };
   return { granted, direct };
 }
