@@ -1,14 +1,15 @@
-import { type ManualClock, MemoryStore } from "@resil/limit";
+import { type AlgorithmCode, type ManualClock, MemoryStore, type Timer } from "@resil/limit";
 import { apply, FIXED_WINDOW, free, SLIDING_WINDOW, TOKEN_BUCKET } from "@resil/limit/store";
 import type { Backend } from "../../src/engine.js";
-import type { Outcome, QuickVerdict, ReplicaContext, SimReplica, SlotResult } from "../../src/replica.js";
-import { primaryLimit, WINDOW_MS } from "../../src/scenario.js";
+import type { Outcome, QuickVerdict, SimReplica, SlotResult } from "../../src/replica.js";
+import { primaryLimit, type Scenario, WINDOW_MS } from "../../src/scenario.js";
 
 /**
  * How the central limiter shares units between costs: `greedy` admits any request that fits; `pool`
  * admits a smaller request only beyond `pool` free units, so they stay together for a large one;
  * `capped` admits whatever fits, but cost-1 requests only while their share of the admitted units
- * stays within `ratio` x their share of the offered ones.
+ * stays within `ratio` x their share of the offered ones. With `--wait`, waiters queue in one FIFO
+ * per cost (the largest served first) and are retried every ms.
  */
 export type CentralPolicy =
   | { kind: "greedy" }
@@ -17,60 +18,114 @@ export type CentralPolicy =
 
 const ALG = { fixed: FIXED_WINDOW, sliding: SLIDING_WINDOW, token: TOKEN_BUCKET } as const;
 
+interface Waiter {
+  cost: number;
+  deadline: number;
+  resolve(ok: boolean): void;
+}
+
 /**
- * A reference to measure the Limiter against: one exact window shared by every replica, decided at
- * once on every arrival with no store and no latency (what no distributed limiter can beat). Uses the
- * library's own window maths, so it is the same algorithm the Limiter enforces.
+ * A reference to measure the Limiter against: one exact window shared by every replica, deciding
+ * every arrival at once with no store and no latency (what no distributed limiter can beat). Uses
+ * the library's own window maths, so it is the same algorithm the Limiter enforces.
  */
 export function centralBackend(policy: CentralPolicy): Backend {
-  const shared = { state: { idx: 0, cur: 0, prev: 0, tat: 0 }, offered: [0, 0], admitted: [0, 0] };
+  let central: Central | undefined;
   return {
-    store: (clock: ManualClock) => new MemoryStore(clock),
-    replica: (ctx) => new CentralReplica(ctx, shared, policy),
+    // a new run starts with a new store: its central limiter is built with the run's first replica
+    store: (clock: ManualClock) => {
+      central = undefined;
+      return new MemoryStore(clock);
+    },
+    replica: (ctx) => {
+      central ??= new Central(ctx.scenario, ctx.clock, policy);
+      return new CentralReplica(ctx.pod, central);
+    },
   };
 }
 
+class Central {
+  private readonly state = { idx: 0, cur: 0, prev: 0, tat: 0 };
+  private readonly spec: { limit: number; windowMs: number; burst: number };
+  private readonly alg: AlgorithmCode;
+  // [cost 1, larger costs]
+  private readonly offered = [0, 0];
+  private readonly admitted = [0, 0];
+  private readonly queues = new Map<number, Waiter[]>();
+  private retry: Timer | undefined;
+
+  constructor(
+    private readonly s: Scenario,
+    private readonly clock: ManualClock,
+    private readonly policy: CentralPolicy,
+  ) {
+    const l = primaryLimit(s);
+    this.spec = { limit: l.limit, windowMs: WINDOW_MS[l.window], burst: s.burst ?? l.limit };
+    this.alg = ALG[s.algorithm];
+  }
+
+  offer(cost: number): void {
+    this.offered[cost === 1 ? 0 : 1]! += cost;
+  }
+
+  /** Admits `cost` now when it fits and the policy allows it. */
+  take(cost: number): boolean {
+    const t = this.clock.unixMs();
+    const keep = this.policy.kind === "pool" && cost < this.policy.pool ? this.policy.pool : 0;
+    if (free(this.alg, this.spec, this.state, t) - keep < cost || this.capped(cost)) return false;
+    apply(this.alg, this.spec, this.state, t, cost);
+    this.admitted[cost === 1 ? 0 : 1]! += cost;
+    return true;
+  }
+
+  wait(cost: number): Promise<boolean> {
+    const queue = this.queues.get(cost) ?? [];
+    this.queues.set(cost, queue);
+    if (queue.length === 0 && this.take(cost)) return Promise.resolve(true);
+    const maxWaitMs = this.s.wait?.maxWaitMs ?? 0;
+    return new Promise<boolean>((resolve) => {
+      queue.push({ cost, deadline: this.clock.monoMs() + maxWaitMs, resolve });
+      this.retry ??= this.clock.setTimer(1, () => this.drain());
+    });
+  }
+
+  private capped(cost: number): boolean {
+    if (this.policy.kind !== "capped" || cost !== 1) return false;
+    const [o1, o2] = this.offered as [number, number];
+    const [a1, a2] = this.admitted as [number, number];
+    return (a1 + cost) / (a1 + a2 + cost) > (this.policy.ratio * o1) / (o1 + o2);
+  }
+
+  private drain(): void {
+    this.retry = undefined;
+    const now = this.clock.monoMs();
+    const costs = [...this.queues.keys()].sort((a, b) => b - a);
+    let waiting = 0;
+    for (const cost of costs) {
+      const q = this.queues.get(cost)!;
+      while (q.length > 0 && (q[0]!.deadline <= now || this.take(cost))) {
+        const w = q.shift()!;
+        w.resolve(w.deadline > now);
+      }
+      waiting += q.length;
+    }
+    if (waiting > 0) this.retry = this.clock.setTimer(1, () => this.drain());
+  }
+}
+
 class CentralReplica implements SimReplica {
-  readonly pod: string;
   private readonly counts = new Map<Outcome, number>();
 
   constructor(
-    private readonly ctx: ReplicaContext,
-    private readonly shared: {
-      state: { idx: number; cur: number; prev: number; tat: number };
-      offered: number[];
-      admitted: number[];
-    },
-    private readonly policy: CentralPolicy,
-  ) {
-    this.pod = ctx.pod;
-  }
+    readonly pod: string,
+    private readonly central: Central,
+  ) {}
 
   tryCheck(cost: number): QuickVerdict {
-    const s = this.ctx.scenario;
-    const l = primaryLimit(s);
-    const spec = { limit: l.limit, windowMs: WINDOW_MS[l.window], burst: s.burst ?? l.limit };
-    const alg = ALG[s.algorithm];
-    const t = this.ctx.clock.unixMs();
-    const room = free(alg, spec, this.shared.state, t);
-    const keep = this.policy.kind === "pool" && cost < this.policy.pool ? this.policy.pool : 0;
-    const small = cost === 1 ? 0 : 1;
-    const sh = this.shared;
-    sh.offered[small]! += cost;
-    let capped = false;
-    if (this.policy.kind === "capped" && small === 0) {
-      const offShare = sh.offered[0]! / (sh.offered[0]! + sh.offered[1]!);
-      const adm = sh.admitted[0]! + sh.admitted[1]! + cost;
-      capped = (sh.admitted[0]! + cost) / adm > this.policy.ratio * offShare;
-    }
-    if (capped || room - keep < cost) {
-      this.bump("denyLocal");
-      return "deny";
-    }
-    apply(alg, spec, this.shared.state, t, cost);
-    sh.admitted[small]! += cost;
-    this.bump("allowLocal");
-    return "allow";
+    this.central.offer(cost);
+    const ok = this.central.take(cost);
+    this.bump(ok ? "allowLocal" : "denyLocal");
+    return ok ? "allow" : "deny";
   }
 
   async check(cost: number): Promise<boolean> {
@@ -78,7 +133,8 @@ class CentralReplica implements SimReplica {
   }
 
   wait(cost: number): Promise<boolean> {
-    return this.check(cost);
+    this.central.offer(cost);
+    return this.central.wait(cost);
   }
 
   async acquire(): Promise<SlotResult> {
@@ -86,7 +142,7 @@ class CentralReplica implements SimReplica {
   }
 
   storeTime(): number {
-    return this.ctx.clock.unixMs();
+    return 0;
   }
 
   settle(): number {
