@@ -57,7 +57,7 @@ export function poolGrantStep(
   const ahead = leavesPool(head, pool) ? free - pool : free;
   const { granted } = grantStep(ahead, want, need, allowance, replicas, batch);
   const left = Math.floor(free) - granted;
-  let direct = need > granted && left >= 1 ? Math.min(need - granted, left) : 0;
+  const direct = need > granted && left >= 1 ? Math.min(need - granted, left) : 0;
   // Left short, its replica gets no credit ahead either: held in a lease, those units would wait
   // there, out of the reach of the next large request that asks (and of smaller requests queued
   // behind this one on a Pacer), instead of filling the pool.
