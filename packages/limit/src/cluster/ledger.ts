@@ -14,7 +14,7 @@ export class KeyLedger {
   debtWindow = -1;
   /** Debt noted in `extraWindow` so far (never more than `extraUnits`). */
   debtNoted = 0;
-  /** The largest cost among the requests waiting on a sync now (0: none above one unit; the request's `head`). */
+  /** The largest cost among the requests waiting on a sync now (the request's `head`): 0 none above one unit, 1 a one-unit request a Pacer keeps within its share. */
   head = 0;
 }
 

@@ -256,13 +256,29 @@ export class Limiter {
    * Rejects with InvalidCostError for a bad cost, LimiterClosedError after shutdown.
    */
   async check(subject: string, cost = 1): Promise<Decision> {
+    return this.checkWaiting(subject, cost, false);
+  }
+
+  /**
+   * `check` for a one-unit request that a `Pacer` keeps within its share of the subject's admitted
+   * units (docs/protocol.md#s3-9): a sync it waits on may take units the store keeps for larger ones.
+   */
+  async checkShare(subject: string, cost = 1): Promise<Decision> {
+    return this.checkWaiting(subject, cost, cost === 1);
+  }
+
+  private async checkWaiting(subject: string, cost: number, withinShare: boolean): Promise<Decision> {
     if (cost !== 1) checkCost(cost);
     const k = this.rates.get(subject) ?? this.subjects.adopt(subject);
     if (k === undefined) {
       if (this.phase === "closed") throw new LimiterClosedError("check");
       return UNLIMITED;
     }
-    return this.admit(k, cost, ALLOW_LOCAL) ?? this.slow.decideNow(k, cost) ?? this.slow.waitForSync(k, cost);
+    return (
+      this.admit(k, cost, ALLOW_LOCAL) ??
+      this.slow.decideNow(k, cost) ??
+      this.slow.waitForSync(k, cost, withinShare)
+    );
   }
 
   /**

@@ -1,52 +1,27 @@
 import type { Clock, Timer } from "../clock/clock.js";
 import { coarseClock } from "../clock/coarse-clock.js";
+import { CostShares, placeByCost } from "./cost-shares.js";
 import type { Decision } from "./decision.js";
-import { InvalidCostError, InvalidOptionError } from "./errors.js";
+import { InvalidCostError } from "./errors.js";
+import {
+  CostExceedsLimitError,
+  PACER_DEFAULTS,
+  type PacedLimiter,
+  type PacerOptions,
+  positive,
+  type WaitOptions,
+  WaitTimeoutError,
+} from "./pacer-options.js";
 import { type UpstreamBudgetLike, UpstreamHolds } from "./upstream-hold.js";
 
-/** What a Pacer needs of a Limiter. */
-export interface PacedLimiter {
-  tryCheck(subject: string, cost?: number): Decision | undefined;
-  check(subject: string, cost?: number): Promise<Decision>;
-  /** When present, units admitted for a waiter that left meanwhile are given back. */
-  settle?(subject: string, delta: number, takenAt: number): number;
-  storeTime?(): number;
-}
-
-export interface PacerOptions {
-  /** How often the waiter at the head of a queue asks again while denied. Default 5 ms. */
-  pollMs?: number;
-  /** The longest any wait may last, when a call names none. Default 30,000 ms. */
-  maxWaitMs?: number;
-}
-
-export interface WaitOptions {
-  /** Units this call takes (default 1). */
-  cost?: number;
-  /** Aborts the wait: it rejects with the signal's reason and leaves the queue. */
-  signal?: AbortSignal;
-  /** Rejects with WaitTimeoutError when no capacity came within this many ms. */
-  maxWaitMs?: number;
-}
-
-/** No capacity came within the wait's `maxWaitMs`. */
-export class WaitTimeoutError extends Error {
-  override readonly name = "WaitTimeoutError";
-  constructor(readonly maxWaitMs: number) {
-    super(`no capacity within ${maxWaitMs} ms`);
-  }
-}
-
-/** The cost can never be admitted: it exceeds the subject's limit itself. */
-export class CostExceedsLimitError extends RangeError {
-  override readonly name = "CostExceedsLimitError";
-  constructor(
-    readonly subject: string,
-    readonly cost: number,
-  ) {
-    super(`${subject}: a cost of ${cost} exceeds the limit itself and can never be admitted`);
-  }
-}
+export {
+  CostExceedsLimitError,
+  PACER_DEFAULTS,
+  type PacedLimiter,
+  type PacerOptions,
+  type WaitOptions,
+  WaitTimeoutError,
+} from "./pacer-options.js";
 
 interface Waiter {
   cost: number;
@@ -62,31 +37,20 @@ interface Queue {
   asking: boolean;
 }
 
-/** The Pacer's defaults: `pollMs` and `maxWaitMs`. */
-export const PACER_DEFAULTS: Readonly<Required<PacerOptions>> = Object.freeze({
-  pollMs: 5,
-  maxWaitMs: 30_000,
-});
-const MAX_TIMER_MS = 2_147_483_647;
-
-function positive(field: string, v: number | undefined, fallback: number): number {
-  if (v === undefined) return fallback;
-  if (!Number.isFinite(v) || v <= 0)
-    throw new InvalidOptionError(field, `must be a positive finite number, got ${v}`);
-  return Math.min(v, MAX_TIMER_MS);
-}
-
 /**
- * Waits for capacity of the cluster-wide limit instead of being denied: one FIFO queue per subject on
- * this replica, cost-aware (a big request at the head is not overtaken by small ones), abortable. Only
- * the head of a queue asks the limiter (`tryCheck`, from local credit); `check`, and so a sync, only
- * when the key's credit is undecided: waiters cost no store traffic of their own.
+ * Waits for capacity of the cluster-wide limit instead of being denied: one queue per subject on this
+ * replica, largest cost first and FIFO within a cost (a big request at the head is not overtaken by
+ * small ones), abortable. One-unit waiters are held back past their share of the offered units while
+ * larger ones are admitted (cost-shares.ts). Only the head of a queue asks the limiter (`tryCheck`,
+ * from local credit); `check`, and so a sync, only when the key's credit is undecided: waiters cost no
+ * store traffic of their own.
  */
 export class Pacer {
   private readonly pollMs: number;
   private readonly maxWaitMs: number;
   private readonly queues = new Map<string, Queue>();
   private readonly holds = new UpstreamHolds();
+  private readonly shares = new Map<string, CostShares>();
 
   constructor(
     private readonly limiter: PacedLimiter,
@@ -97,7 +61,7 @@ export class Pacer {
     this.maxWaitMs = positive("maxWaitMs", options.maxWaitMs, PACER_DEFAULTS.maxWaitMs);
   }
 
-  /** Resolves once `cost` units of `subject` are admitted; FIFO among this replica's waiters of the subject. */
+  /** Resolves once `cost` units of `subject` are admitted; largest first, then FIFO, among this replica's waiters of the subject. */
   wait(subject: string, options: WaitOptions = {}): Promise<void> {
     const cost = options.cost ?? 1;
     if (!Number.isSafeInteger(cost) || cost < 0) return Promise.reject(new InvalidCostError(cost));
@@ -115,6 +79,10 @@ export class Pacer {
       this.queues.set(subject, queue);
     }
     const q = queue;
+    const now = this.clock.monoMs();
+    const shares = this.shares.get(subject) ?? new CostShares(now);
+    this.shares.set(subject, shares);
+    shares.offer(cost, now);
     return new Promise<void>((resolve, reject) => {
       const onAbort = () => this.leave(subject, q, waiter, signal!.reason);
       const waiter: Waiter = {
@@ -131,8 +99,9 @@ export class Pacer {
         this.leave(subject, q, waiter, new WaitTimeoutError(maxWaitMs)),
       );
       signal?.addEventListener("abort", onAbort, { once: true });
-      q.waiters.push(waiter);
-      if (q.waiters.length === 1) this.pump(subject, q);
+      const at = placeByCost(q.waiters, cost, q.asking ? 1 : 0);
+      q.waiters.splice(at, 0, waiter);
+      if (at === 0 && !q.asking) this.pump(subject, q);
     });
   }
 
@@ -180,10 +149,13 @@ export class Pacer {
     while (!q.asking) {
       const head = q.waiters[0];
       if (head === undefined) {
-        this.queues.delete(subject);
+        this.forget(subject);
         return;
       }
-      const held = this.holds.delayFor(subject, head.cost, this.clock.monoMs());
+      const now = this.clock.monoMs();
+      const held = this.shares.get(subject)?.over(head.cost, now)
+        ? this.pollMs
+        : this.holds.delayFor(subject, head.cost, now);
       if (held > 0) {
         q.poll = this.clock.setTimer(held, () => this.pump(subject, q));
         return;
@@ -213,7 +185,15 @@ export class Pacer {
   /** Undecided from credit: one check for the head (a sync of the key), then pump again. */
   private ask(subject: string, q: Queue, head: Waiter): void {
     q.asking = true;
-    this.limiter.check(subject, head.cost).then(
+    const shares = this.shares.get(subject);
+    // a one-unit head within its share (pump held it otherwise) may take units kept for larger ones
+    const within = head.cost === 1 && shares !== undefined && !shares.idle(this.clock.monoMs());
+    const checkShare = this.limiter.checkShare;
+    const check =
+      within && checkShare !== undefined
+        ? checkShare.call(this.limiter, subject, head.cost)
+        : this.limiter.check(subject, head.cost);
+    check.then(
       (d) => {
         q.asking = false;
         if (q.waiters[0] !== head) {
@@ -246,7 +226,9 @@ export class Pacer {
 
   private admitHead(subject: string, q: Queue): void {
     const head = q.waiters.shift()!;
-    this.holds.take(subject, head.cost, this.clock.monoMs());
+    const now = this.clock.monoMs();
+    this.holds.take(subject, head.cost, now);
+    this.shares.get(subject)?.admit(head.cost, now);
     head.detach();
     head.resolve();
   }
@@ -257,6 +239,12 @@ export class Pacer {
       w.reject(err);
     }
     q.poll?.cancel();
+    this.forget(subject);
+  }
+
+  /** An empty queue goes; its shares too once nothing is held back. */
+  private forget(subject: string): void {
     this.queues.delete(subject);
+    if (this.shares.get(subject)?.idle(this.clock.monoMs())) this.shares.delete(subject);
   }
 }

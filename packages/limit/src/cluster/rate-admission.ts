@@ -1,4 +1,5 @@
 import type { Clock } from "../clock/clock.js";
+import { SHARE_HEAD } from "../store/pool.js";
 import { certainlyFull, coldRateCredit, denyFromView, overrunFits } from "./admission.js";
 import {
   ALLOW_COLD,
@@ -122,11 +123,13 @@ export class RateAdmission {
   }
 
   /** Waits for sync replies, redisTimeoutMs or a few measured round trips (see docs/protocol.md#s2-5). */
-  async waitForSync(k: RateKeyState, cost: number): Promise<Decision> {
-    // the sync asks with the largest request waiting: the store keeps its units together (docs/protocol.md#s3-9)
-    if (cost >= 2) {
+  async waitForSync(k: RateKeyState, cost: number, withinShare = false): Promise<Decision> {
+    // the sync asks with the largest request waiting: the store keeps its units together, and a
+    // one-unit request within its share may take them (docs/protocol.md#s3-9)
+    if (cost >= 2 || withinShare) {
       const l = ledgerOf(k);
-      if (cost > l.head) l.head = cost;
+      const head = cost >= 2 ? cost : SHARE_HEAD;
+      if (head > l.head) l.head = head;
     }
     const { result, timedOut } = await waitForReplies(
       this.deps.clock,

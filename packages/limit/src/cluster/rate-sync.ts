@@ -102,10 +102,13 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     if (k.unused() > room) k.credit = k.admitted + room;
     target = Math.min(target, room);
   }
+  // Extension (fair shares, docs/protocol.md#s3-9): the largest request waiting, when above one unit
+  // (1: a one-unit request within its share); a large one hands its unused credit back to a sliding
+  // window or token bucket, where it may fill the pool (it waits because that credit falls short)
+  const head = recovering || capped || k.waiters === 0 || k.ledger === undefined ? 0 : k.ledger.head;
+  if (head >= 2 && k.alg !== FIXED_WINDOW) k.credit = Math.min(k.credit, k.admitted);
   const unused = Math.min(k.unused(), target);
   const need = recovering ? 0 : capped ? Math.min(k.waiters, target - unused) : k.waiters;
-  // Extension (fair shares, docs/protocol.md#s3-9): the largest request waiting, when above one unit
-  const head = recovering || capped || k.waiters === 0 || k.ledger === undefined ? 0 : k.ledger.head;
   const request: RateRequest = {
     key: k.storeKey,
     alg: k.alg,
@@ -118,7 +121,7 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     want: recovering ? 0 : target - unused - (capped ? need : 0),
     need,
     batch: recovering || capped || k.waiters === 0 ? 0 : batchSize(k, replicas),
-    head: head >= 2 ? head : 0,
+    head,
     // a resent push (its round timed out, yet the store applied it) is charged once
     pushId: pending > 0 ? k.pushId : "",
     pushTotal: pending > 0 ? pushedBefore + pending : 0,

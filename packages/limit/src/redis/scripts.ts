@@ -386,12 +386,14 @@ for f = 1, #fields, 2 do
     end
   end
 end
--- one unit (a batch, when asking for one) stays held for each replica with an older ticket
+-- one unit (a batch, when asking for one) stays held for each replica with an older ticket, except
+-- from an ask whose head may take the pool (its turn); a head of 1: one-unit requests within their share
+local leaves = pool > 0 and head < pool and head ~= 1
 local ahead = 0
 for _, ticket in ipairs(tickets) do
   if myTicket == nil or ticket < myTicket then ahead = ahead + 1 end
 end
-others = mmin(others + ahead * mmax(1, batch), COUNT_MAX)
+if head < 2 or leaves then others = mmin(others + ahead * mmax(1, batch), COUNT_MAX) end
 -- windows written for another set of windows start over
 local reset = nstored ~= nw
 local states = {}
@@ -431,7 +433,6 @@ for i = 1, nw do
 end
 local avail = mfloor(low)
 -- a pool kept for a larger request stays free, with every algorithm (a fixed window's to its end)
-local leaves = pool > 0 and head < pool
 if leaves then
   others = mmin(others + pool, COUNT_MAX)
   avail = avail - pool

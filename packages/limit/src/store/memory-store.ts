@@ -4,7 +4,7 @@ import { systemClock } from "../clock/system-clock.js";
 import { apply, applyPast, COUNT_MAX, capacity, emptyWindow, saturatingAdd, usage } from "./algorithm.js";
 import { StoreUnavailableError } from "./errors.js";
 import { grantStep } from "./grant.js";
-import { leavesPool, poolGrantStep, setsPool } from "./pool.js";
+import { leavesPool, poolGrantStep, setsPool, takesPool } from "./pool.js";
 import {
   normalizeConcurrency,
   normalizeHeartbeat,
@@ -148,13 +148,14 @@ export class MemoryStore implements Store {
     const states = entry.windows;
 
     const held = collectLeases(entry.leases, req.pod, now);
-    // one unit (a batch, when asking for one) stays held for each replica that has waited longer
-    if (entry.turns) {
-      const ahead = turnsAhead(entry.turns, req.pod, now) * Math.max(1, req.batch ?? 0);
-      held.others = saturatingAdd(held.others, ahead);
-    }
     const head = req.head ?? 0;
     const pool = livePool(entry, now);
+    // one unit (a batch, when asking for one) stays held for each replica that has waited longer,
+    // except from an ask that may take the pool (its turn)
+    if (entry.turns) {
+      const ahead = turnsAhead(entry.turns, req.pod, now) * Math.max(1, req.batch ?? 0);
+      if (!takesPool(head, pool)) held.others = saturatingAdd(held.others, ahead);
+    }
     const { hits, hitsOld } = this.unseenHits(entry, req, now);
     // a replica dates admits at the latest its clock allows: never later than the store's now
     const tPast = Math.min(req.tOld, now);

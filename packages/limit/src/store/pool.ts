@@ -9,18 +9,29 @@ import type { AlgorithmCode } from "./types.js";
  * field `h` = `size:expiry`), live a third of the lease from the last such ask. An ask with a smaller
  * head leaves the pool free, as it leaves others' leases, with every algorithm and also when fewer
  * units are free (a fixed window's last units wait for a large request: given to smaller ones they
- * would take more than their share); one with a head as large may take it.
+ * would take more than their share); one with a head as large may take it, and so may one-unit
+ * requests a Pacer keeps within their share (`SHARE_HEAD`).
  */
 
 /** A waiting request of at least this many units keeps a pool. */
 export const POOL_MIN_HEAD = 2;
 
+/**
+ * The `head` of an ask for one-unit requests that a `Pacer` keeps within their share of the admitted
+ * units (cluster/cost-shares.ts): such an ask is served from all that is free, pool included.
+ */
+export const SHARE_HEAD = 1;
+
 /** Whether an ask with `head` leaves a pool of `pool` units free (counted with the leases of others). */
 export function leavesPool(head: number, pool: number): boolean {
-  return pool > 0 && head < pool;
+  return pool > 0 && head < pool && head !== SHARE_HEAD;
 }
 
-/** Whether an ask's head may take the pool (or start one): a large request waiting, no larger pool. */
+/**
+ * Whether an ask's head may take the pool (or start one): a large request waiting, no larger pool.
+ * Such an ask leaves no units for older tickets (store/turns.ts): the pool is its turn, and the
+ * replicas holding them wait for units beyond the pool, or for the pool too.
+ */
 export function takesPool(head: number, pool: number): boolean {
   return head >= POOL_MIN_HEAD && !leavesPool(head, pool);
 }

@@ -53,9 +53,9 @@ describe("MemoryStore pool", () => {
     });
     // 300 ms later 60 are free: c's cost-50 request takes 50, and the pool stays for the next
     expect(store.rate(bucket({ pod: "c", need: 50, head: 50 }), T0 + 300)).toMatchObject({
-      avail: 58,
+      avail: 60,
       direct: 50,
-      others: 2, // a unit for each of a's and b's tickets
+      others: 0, // the pool is its turn: no unit for a's and b's tickets
     });
     expect(store.rate(bucket({ pod: "b", need: 1 }), T0 + 301)).toMatchObject({ avail: -41, direct: 0 });
     // units beyond the pool go to smaller requests
