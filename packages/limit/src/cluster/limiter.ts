@@ -256,7 +256,13 @@ export class Limiter {
    * Rejects with InvalidCostError for a bad cost, LimiterClosedError after shutdown.
    */
   async check(subject: string, cost = 1): Promise<Decision> {
-    return this.checkWaiting(subject, cost, false);
+    if (cost !== 1) checkCost(cost);
+    const k = this.rates.get(subject) ?? this.subjects.adopt(subject);
+    if (k === undefined) {
+      if (this.phase === "closed") throw new LimiterClosedError("check");
+      return UNLIMITED;
+    }
+    return this.admit(k, cost, ALLOW_LOCAL) ?? this.slow.decideNow(k, cost) ?? this.slow.waitForSync(k, cost);
   }
 
   /**
@@ -264,20 +270,11 @@ export class Limiter {
    * units (docs/protocol.md#s3-9): a sync it waits on may take units the store keeps for larger ones.
    */
   async checkShare(subject: string, cost = 1): Promise<Decision> {
-    return this.checkWaiting(subject, cost, cost === 1);
-  }
-
-  private async checkWaiting(subject: string, cost: number, withinShare: boolean): Promise<Decision> {
-    if (cost !== 1) checkCost(cost);
+    if (cost !== 1) return this.check(subject, cost);
     const k = this.rates.get(subject) ?? this.subjects.adopt(subject);
-    if (k === undefined) {
-      if (this.phase === "closed") throw new LimiterClosedError("check");
-      return UNLIMITED;
-    }
+    if (k === undefined) return this.check(subject, cost);
     return (
-      this.admit(k, cost, ALLOW_LOCAL) ??
-      this.slow.decideNow(k, cost) ??
-      this.slow.waitForSync(k, cost, withinShare)
+      this.admit(k, cost, ALLOW_LOCAL) ?? this.slow.decideNow(k, cost) ?? this.slow.waitForSync(k, cost, true)
     );
   }
 
