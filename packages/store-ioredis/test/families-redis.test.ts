@@ -28,10 +28,14 @@ describe("families on a real Redis through ioredis", () => {
     for (const l of limiters) l.setFamily("ip:", { requestsPerSecond: 1000 });
     let denied = 0;
     let checks = 0;
+    const deniedOn: string[] = [];
     const decide = async (l: Limiter, subject: string) => {
       checks++;
       const d = l.tryCheck(subject) ?? (await l.check(subject));
-      if (d.kind === "deny") denied++;
+      if (d.kind === "deny") {
+        denied++;
+        deniedOn.push(subject);
+      }
     };
     // 40 rounds, 50 ms apart: a burst of 50 on a fresh key, then 50 more on it once answered, and 25
     // on a key used every round (500/s, half its limit)
@@ -43,6 +47,11 @@ describe("families on a real Redis through ioredis", () => {
       await Promise.all(Array.from({ length: 25 }, (_, i) => decide(limiters[i % 2]!, "ip:10.9.9.9")));
       await new Promise((r) => setTimeout(r, 50));
     }
+    const outcomes = ["allowSync", "allowCold", "allowOverrun", "denyLocal", "denySync"] as const;
+    console.log(
+      `families burst: ${checks} checks, ${denied} denied (${[...new Set(deniedOn)].join(" ")}); ` +
+        outcomes.map((o) => `${o} ${limiters.reduce((n, l) => n + l.outcomeCount(o), 0)}`).join(", "),
+    );
     for (const l of limiters) await l.shutdown();
     expect(checks).toBeGreaterThan(1000);
     expect(denied).toBe(0);

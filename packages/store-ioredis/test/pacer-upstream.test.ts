@@ -20,15 +20,18 @@ function upstream(): Promise<{
   server: Server;
   url: string;
   served: Map<number, number>;
+  refused: Map<number, number>;
   limited: () => number;
 }> {
   const served = new Map<number, number>();
+  const refused = new Map<number, number>();
   let limited = 0;
   const server = createServer((_req, res) => {
     const second = Math.floor(Date.now() / 1000);
     const n = (served.get(second) ?? 0) + 1;
     if (n > UPSTREAM_LIMIT) {
       limited++;
+      refused.set(second, (refused.get(second) ?? 0) + 1);
       res.writeHead(429, { "retry-after": "1" }).end();
       return;
     }
@@ -38,7 +41,7 @@ function upstream(): Promise<{
   return new Promise((resolve) =>
     server.listen(0, "127.0.0.1", () => {
       const { port } = server.address() as AddressInfo;
-      resolve({ server, url: `http://127.0.0.1:${port}/`, served, limited: () => limited });
+      resolve({ server, url: `http://127.0.0.1:${port}/`, served, refused, limited: () => limited });
     }),
   );
 }
@@ -107,12 +110,14 @@ describe("Pacer: 4 replicas on one Redis pace their calls to an upstream that al
     const left = pacers.reduce((n, p) => n + p.waiting(), 0);
     up.server.close();
 
-    const seconds = [...up.served.entries()].sort(([a], [b]) => a - b).map(([, n]) => n);
+    const order = [...up.served.keys()].sort((a, b) => a - b);
+    const seconds = order.map((s) => up.served.get(s) ?? 0);
+    const refusedPerSecond = order.map((s) => up.refused.get(s) ?? 0);
     const full = seconds.slice(1, -1); // the first and last seconds are partly outside the run
     const used = full.reduce((a, n) => a + n, 0) / (full.length * UPSTREAM_LIMIT);
     const share429 = up.limited() / sent;
     console.log(
-      `pacer upstream: served per second ${JSON.stringify(seconds)}; ${sent} sent, ${up.limited()} got 429 (${(share429 * 100).toFixed(2)} %); capacity used ${(used * 100).toFixed(1)} %; ${timeouts} waits timed out; longest wait ${longestWait.toFixed(0)} ms`,
+      `pacer upstream: served per second ${JSON.stringify(seconds)}, 429s ${JSON.stringify(refusedPerSecond)}; ${sent} sent, ${up.limited()} got 429 (${(share429 * 100).toFixed(2)} %); capacity used ${(used * 100).toFixed(1)} %; ${timeouts} waits timed out; longest wait ${longestWait.toFixed(0)} ms`,
     );
     expect(share429).toBeLessThanOrEqual(0.01);
     expect(used).toBeGreaterThanOrEqual(0.95);

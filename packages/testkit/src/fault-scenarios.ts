@@ -9,7 +9,7 @@ import {
   type Rig,
   startRig,
 } from "./fault-rig.js";
-import { expectLatencyWithin } from "./loop-delay.js";
+import { expectLatencyWithin, realTimeRetry } from "./loop-delay.js";
 import { rawCommand } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
 
@@ -67,7 +67,7 @@ export function describeFaultScenarios(adapter: LimiterAdapter): void {
   // Wall-clock bounds on a shared 2-core host, and gaps not yet explained (docs/protocol.md#s6-faults:
   // 54-57 in the second the store comes back, mostly unreachable-from-start): two retries (each
   // attempt prints its numbers).
-  describe(`store faults through ${adapter.name} (4 replicas, 50/s, 5x)`, { retry: 2 }, () => {
+  describe(`store faults through ${adapter.name} (4 replicas, 50/s, 5x)`, { retry: realTimeRetry(2) }, () => {
     it("a store 20, 40, then 100 ms slower: never above the limit; waits stay within cacheTtlMs", async () => {
       const s = await setUp();
       rig = await startRig(adapter, s.url, REPLICAS, { service: "slow" });

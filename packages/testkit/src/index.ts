@@ -23,7 +23,7 @@ export {
   percentile,
   type SecondCount,
 } from "./load-driver.js";
-export { expectLatencyWithin, LoopLateness } from "./loop-delay.js";
+export { expectLatencyWithin, LoopLateness, realTimeRetry } from "./loop-delay.js";
 export {
   type ParityMismatch,
   type ParityOptions,

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandCalls, DelayedExec } from "./delayed-exec.js";
 import type { ExecHandle, LimiterAdapter } from "./exec-handle.js";
 import { driveLoad, formatLoad, msUntilIntoSecond, percentile } from "./load-driver.js";
-import { expectLatencyWithin, LoopLateness } from "./loop-delay.js";
+import { expectLatencyWithin, LoopLateness, realTimeRetry } from "./loop-delay.js";
 import { describeReplicaProcessScenarios } from "./replica-process-scenarios.js";
 import { forgetService, rawCommand } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
@@ -66,7 +66,7 @@ export function describeLimiterScenarios(adapter: LimiterAdapter): void {
 
     // Wall-clock bounds (per-second counts, latency) on a shared 2-core host: one retry, so a scheduler
     // stall does not fail the run; a behaviour that breaks a bound fails both attempts (each prints).
-    describe("docs/protocol.md#s6 scenarios", { retry: 1 }, () => {
+    describe("docs/protocol.md#s6 scenarios", { retry: realTimeRetry(1) }, () => {
       it("1. four replicas hold 50 rps cluster-wide at 5x load", async () => {
         const limiters = await replicas(4, { service: "s1" });
         for (const l of limiters) l.setPolicy("api", FIXED_50);
@@ -315,7 +315,7 @@ export function describeLimiterScenarios(adapter: LimiterAdapter): void {
       // Real time: on a loaded host a second stall past the extended budget is an overrun by design
       // (seen once in a full run beside other work), so two retries; each attempt must see 0.
       it("a reply that came back while the event loop was blocked is used, not an overrun", {
-        retry: 2,
+        retry: realTimeRetry(2),
       }, async () => {
         const connection = await adapter.connect(server.url);
         handles.push(connection);

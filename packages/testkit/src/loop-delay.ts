@@ -36,3 +36,9 @@ export function expectLatencyWithin(label: string, worstMs: number, boundMs: num
     boundMs + lateMs,
   );
 }
+
+/** Retries for a real-time suite; `RESIL_REALTIME_RETRY=0` shows every first attempt (a loaded-host check). */
+export function realTimeRetry(retries: number): number {
+  const set = process.env.RESIL_REALTIME_RETRY;
+  return set === undefined || set === "" ? retries : Number(set);
+}

@@ -2,6 +2,7 @@ import type { LimiterOptions } from "@resil/limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LimiterAdapter } from "./exec-handle.js";
 import { formatLoad, type LoadResult, mergeLoads, msUntilIntoSecond } from "./load-driver.js";
+import { realTimeRetry } from "./loop-delay.js";
 import { ReplicaProcess } from "./replica-process.js";
 import { forgetService, rawCommand } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
@@ -21,7 +22,7 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  */
 export function describeReplicaProcessScenarios(adapter: LimiterAdapter): void {
   // Four Node processes and Redis on 2 cores: wall-clock bounds get one retry (see limiter-scenarios.ts).
-  describe(`Limiter replicas in child processes through ${adapter.name}`, { retry: 1 }, () => {
+  describe(`Limiter replicas in child processes through ${adapter.name}`, { retry: realTimeRetry(1) }, () => {
     let server: RedisServer;
     const children: ReplicaProcess[] = [];
     const byService = new Map<string, ReplicaProcess[]>();

@@ -131,33 +131,31 @@ export class RateAdmission {
       const head = cost >= 2 ? cost : SHARE_HEAD;
       if (head > l.head) l.head = head;
     }
-    const { result, timedOut } = await waitForReplies(
+    const health = this.deps.env.health;
+    const hooks = new RateWait(this.deps, k, cost);
+    const started = this.deps.clock.monoMs();
+    let { result, timedOut } = await waitForReplies(
       this.deps.clock,
       k,
       cost,
-      this.deps.env.health.waitBudgetMs(k.policy),
+      health.waitBudgetMs(k.policy),
       "check",
-      new RateWait(this.deps, k, cost),
+      hooks,
     );
+    if (result === undefined && timedOut && this.waitsOnLateStore(k, started)) {
+      const left = started + k.policy.cacheTtlMs - this.deps.clock.monoMs();
+      ({ result, timedOut } = await waitForReplies(this.deps.clock, k, cost, left, "check", hooks));
+    }
     if (k.ledger !== undefined && k.waiters === 0) k.ledger.head = 0;
     const d = result ?? this.deps.admit(k, cost, ALLOW_SYNC);
     if (d !== undefined) return d;
     const now = this.deps.clock.monoMs();
-    if (this.deps.env.health.isDegraded(k.policy, now)) return this.decideDegraded(k, cost, now);
-    if (timedOut || this.deps.env.health.failing) {
+    if (health.isDegraded(k.policy, now)) return this.decideDegraded(k, cost, now);
+    if (timedOut || health.failing) {
       // No answer in time: admit beyond credit within this replica's share of what the view left.
-      const t = now + this.deps.env.health.offset;
-      const answering = !this.deps.env.health.failing;
-      if (
-        overrunFits(
-          k,
-          cost,
-          t,
-          k.view.at + this.deps.env.health.offset,
-          this.deps.env.health.replicas(),
-          answering,
-        )
-      ) {
+      const t = now + health.offset;
+      const answering = !health.failing;
+      if (overrunFits(k, cost, t, k.view.at + health.offset, health.replicas(), answering)) {
         k.admitted += cost;
         k.overrunSinceView += cost;
         this.deps.counts[ALLOW_OVERRUN]!++;
@@ -167,6 +165,17 @@ export class RateAdmission {
       return this.deny(k, cost, now, DENY_LOCAL, false);
     }
     return this.deny(k, cost, now, DENY_SYNC, true);
+  }
+
+  /**
+   * A timed-out wait of a family subject with no view yet (new, or evicted) while the store answers,
+   * only late: it waits on, until the store counts as stalled (cacheTtlMs from the wait's start),
+   * rather than deny a request far below its limit. Other keys have cold credit, or a view, and keep
+   * the bounded wait (overrun or deny).
+   */
+  private waitsOnLateStore(k: RateKeyState, started: number): boolean {
+    if (k.family === undefined || k.view.answered || this.deps.env.health.failing) return false;
+    return this.deps.clock.monoMs() - started < k.policy.cacheTtlMs;
   }
 
   /** A denial with Retry-After from the view (see docs/protocol.md#s2-6). */

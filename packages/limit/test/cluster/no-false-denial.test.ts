@@ -74,4 +74,33 @@ describe("no false denial", () => {
       });
     }
   }
+
+  // Found on a loaded 2-core host (real Redis, 4 busy loops): round trips past the wait budget denied
+  // whole bursts on new family subjects, up to 220 of 5000 checks at a tenth of the limit.
+  it("a new family subject on a store slower than the wait budget: no denial, no wait past cacheTtlMs", async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStore(clock);
+    const limiters = [0, 1].map((i) => new Limiter({ podId: `p${i}` }, store, clock));
+    for (const l of limiters) await l.start();
+    await clock.advanceAsync(1100); // each replica has seen the other's heartbeat: N = 2
+    expect(limiters.map((l) => l.replicas())).toEqual([2, 2]);
+    for (const l of limiters) l.setFamily("ip:", { requestsPerSecond: 1000, redisTimeoutMs: 10 });
+    store.setLatency(60);
+    let denied = 0;
+    let waitedMs = 0;
+    for (let round = 0; round < 6; round++) {
+      const started = clock.monoMs();
+      const decisions = Array.from({ length: 50 }, (_, i) => limiters[i % 2]!.check(`ip:10.0.${round}.1`));
+      let settled = 0;
+      for (const d of decisions) void d.then(() => settled++);
+      for (let ms = 0; ms < 400 && settled < decisions.length; ms++) await clock.advanceAsync(1);
+      for (const d of await Promise.all(decisions)) if (d.kind === "deny") denied++;
+      waitedMs = Math.max(waitedMs, clock.monoMs() - started);
+      await clock.advanceAsync(300);
+    }
+    expect(denied).toBe(0);
+    expect(waitedMs).toBeLessThanOrEqual(201); // cacheTtlMs (200), to the millisecond step
+    store.setLatency(0);
+    for (const l of limiters) await l.shutdown();
+  });
 });
