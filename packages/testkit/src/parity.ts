@@ -118,6 +118,9 @@ export async function runParity(opts: ParityOptions): Promise<ParityReport> {
       if (rnd() < 0.25) {
         rate.head = int(2, 15);
         if (rnd() < 0.5) rate.need = rate.head + int(0, 3);
+      } else if (rnd() < 0.2) {
+        // extension: one-unit requests a Pacer keeps within their share (head 1: served pool included)
+        rate.head = 1;
       }
       // extension: idempotent pushes on half the asks; a quarter of those resend (part of) an earlier push
       if (rnd() < 0.5) {

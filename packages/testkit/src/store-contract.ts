@@ -259,7 +259,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       const steps: Array<[number, RateRequest]> = [
         [T0, ask("a", { hits: 70, need: 50, head: 50 })], // short: no part of it, a pool of 50
         [T0 + 1, ask("b", { need: 1, want: 10 })], // leaves the pool: nothing
-        [T0 + 300, ask("c", { need: 50, head: 50 })], // takes 50
+        [T0 + 300, ask("c", { need: 50, head: 50 })], // takes 50, holding nothing for b's older ticket
         [T0 + 800, ask("b", { need: 3 })], // beyond the pool
         [T0 + 1400, ask("b", { need: 1 })], // the pool lapsed a third of the lease after c's ask
         [T0, ask("f", { alg: 0, windows: fixed, key: `${key}f`, hits: 30, need: 50, head: 50 })], // covered: a pool
@@ -273,7 +273,7 @@ export function describeStoreContract(adapter: AdapterUnderTest): void {
       expect(got[0]).toEqual([
         [0, 30, 0, 0],
         [51, -21, 0, 0],
-        [2, 58, 0, 50],
+        [0, 60, 0, 50],
         [51, 9, 0, 3],
         [0, 100, 0, 1],
         [0, 70, 0, 50],
