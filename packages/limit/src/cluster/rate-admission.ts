@@ -139,12 +139,13 @@ export class RateAdmission {
       k,
       cost,
       health.waitBudgetMs(k.policy),
+      k.policy.cacheTtlMs,
       "check",
       hooks,
     );
     if (result === undefined && timedOut && this.waitsOnLateStore(k, started)) {
       const left = started + k.policy.cacheTtlMs - this.deps.clock.monoMs();
-      ({ result, timedOut } = await waitForReplies(this.deps.clock, k, cost, left, "check", hooks));
+      ({ result, timedOut } = await waitForReplies(this.deps.clock, k, cost, left, left, "check", hooks));
     }
     if (k.ledger !== undefined && k.waiters === 0) k.ledger.head = 0;
     const d = result ?? this.deps.admit(k, cost, ALLOW_SYNC);

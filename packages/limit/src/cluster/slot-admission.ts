@@ -81,6 +81,7 @@ export class SlotAdmission {
       c,
       1,
       this.env.health.waitBudgetMs(c.tuning),
+      c.tuning.cacheTtlMs,
       "acquire",
       {
         attempt: () => this.take(c, ALLOW_SYNC),

@@ -56,7 +56,9 @@ export interface WaitOutcome<R> {
 
 /**
  * Waits on a key's sync replies, at most `budgetMs` (see docs/protocol.md#s2-5): until `attempt`
- * decides, a reply answers a request sent after this wait registered, or the store fails.
+ * decides, a reply answers a request sent after this wait registered, or the store fails. A wait
+ * registered while a round was in flight gets `budgetMs` again from that round's reply, never past
+ * `ceilingMs` (cacheTtlMs) from its start.
  * Rejects with LimiterClosedError (naming `op`) when the limiter shuts down meanwhile.
  */
 export async function waitForReplies<R>(
@@ -64,12 +66,15 @@ export async function waitForReplies<R>(
   key: SyncedKey,
   units: number,
   budgetMs: number,
+  ceilingMs: number,
   op: "check" | "acquire",
   hooks: WaitHooks<R>,
 ): Promise<WaitOutcome<R>> {
-  let deadline = clock.monoMs() + budgetMs;
+  const started = clock.monoMs();
+  let deadline = started + budgetMs;
   let registered = key.sendSeq;
   let reasked = false;
+  let carried = false;
   key.waiters += units;
   try {
     for (;;) {
@@ -94,6 +99,11 @@ export async function waitForReplies<R>(
         // Registered while that round was in flight: the store just paced this replica, so another
         // round now would come back empty (docs/protocol.md#s2-5); decided as a request arriving now is.
         return { result: undefined, timedOut: false };
+      } else if (!carried) {
+        // That round left before this wait and did not carry its need: the round that does gets the
+        // whole budget (a burst landing on a round in flight was denied on a healthy store)
+        carried = true;
+        deadline = Math.max(deadline, Math.min(clock.monoMs() + budgetMs, started + ceilingMs));
       }
     }
   } finally {
