@@ -5,28 +5,12 @@
 // arrival, 90 % is out of reach for a fair limiter; with waits it is not.
 
 import { describe, expect, it } from "vitest";
-import { type Backend, simulate } from "../src/engine.js";
 import { limiterBackend } from "../src/limiter-backend.js";
-import { buildReport, type Summary } from "../src/report.js";
-import { parseScenario } from "../src/scenario.js";
+import type { Summary } from "../src/report.js";
 import { centralBackend } from "./helpers/central-backend.js";
+import { slidingMixedRun } from "./helpers/mixed-costs.js";
 
-async function run(backend: Backend, replicas: number, seed: number, waitMs?: number): Promise<Summary> {
-  const input = {
-    replicas,
-    limits: [{ limit: 300 }],
-    load: 3,
-    costs: [
-      { cost: 1, weight: 0.9 },
-      { cost: 50, weight: 0.1 },
-    ],
-    algorithm: "sliding" as const,
-    duration: 60,
-    seed,
-    ...(waitMs === undefined ? {} : { wait: { maxWaitMs: waitMs } }),
-  };
-  return buildReport(await simulate(parseScenario(input), backend)).summary;
-}
+const run = slidingMixedRun;
 
 const ratios = (s: Summary) => s.costClasses.map((c) => c.admittedShare / c.offeredShare);
 

@@ -5,27 +5,10 @@
 // Before: 88.3 / 88.2 % at 4 / 16 replicas (seed 11), cost 1 at 1.22x its share at 16.
 
 import { describe, expect, it } from "vitest";
-import { simulate } from "../src/engine.js";
 import { limiterBackend } from "../src/limiter-backend.js";
-import { buildReport, type Summary } from "../src/report.js";
-import { parseScenario } from "../src/scenario.js";
+import { slidingMixedRun } from "./helpers/mixed-costs.js";
 
-async function run(replicas: number, seed: number): Promise<Summary> {
-  const input = {
-    replicas,
-    limits: [{ limit: 300 }],
-    load: 3,
-    costs: [
-      { cost: 1, weight: 0.9 },
-      { cost: 50, weight: 0.1 },
-    ],
-    algorithm: "sliding" as const,
-    duration: 60,
-    seed,
-    wait: { maxWaitMs: 200 },
-  };
-  return buildReport(await simulate(parseScenario(input), limiterBackend)).summary;
-}
+const run = (replicas: number, seed: number) => slidingMixedRun(limiterBackend, replicas, seed, 200);
 
 describe("sliding window, 1:0.9,50:0.1 at 3x, --wait 200: issue 17's bar", () => {
   it.each([

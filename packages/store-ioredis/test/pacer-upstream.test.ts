@@ -26,7 +26,11 @@ function upstream(): Promise<{
   const served = new Map<number, number>();
   const refused = new Map<number, number>();
   let limited = 0;
-  const server = createServer((_req, res) => {
+  const server = createServer((req, res) => {
+    if (req.url === "/warm") {
+      res.writeHead(204).end();
+      return;
+    }
     const second = Math.floor(Date.now() / 1000);
     const n = (served.get(second) ?? 0) + 1;
     if (n > UPSTREAM_LIMIT) {
@@ -75,6 +79,10 @@ describe("Pacer: 4 replicas on one Redis pace their calls to an upstream that al
     }
     await Promise.all(limiters.map((l) => l.start()));
     await sleep(1100); // every replica has seen the others
+    // Each worker's connection opened before the run: 100 opened at once with the first paced calls
+    // landed them in the next wall-clock second (served [4, 100, ...]; 5-12 429s, all in that second).
+    const warm = () => fetch(`${up.url}warm`).then((r) => r.text());
+    await Promise.all(Array.from({ length: REPLICAS * WORKERS }, warm));
     const pacers = limiters.map((l) => new Pacer(l, { maxWaitMs: MAX_WAIT_MS }));
     let sent = 0;
     let timeouts = 0;
