@@ -1,7 +1,7 @@
 // A wait registered while a round is in flight: that round does not carry its need, so the round
 // that does gets the whole wait budget (docs/protocol.md#s2-5). Found on a quiet 2-core host (real
 // Redis, `families-redis.test.ts`): a burst landing on a round in flight, the two rounds together
-// 13-22 ms against a 10 ms budget, was denied (18-24 of 50, one run in ten) on a healthy store at a
+// 13-22 ms against a 10 ms budget, was denied (18-24 of 50, in 3 of 27 runs) on a healthy store at a
 // tenth of its limit. Here: a burst of 200 (a fifth of the limit) had 158 denied before.
 
 import { expect, it } from "vitest";
