@@ -90,10 +90,11 @@ export interface FailStaticOutage {
 
 /**
  * As an outage starts (or its pacing after recovery), the window may be partly used: this replica's
- * share of it is ⌈(free in its view − credit others held) / N⌉ less its own admits the store has not
- * seen (others' credit counts only in the view's window: it is not trusted past it). The scaled
- * windows are charged the difference, so the share is not granted on top of what was admitted.
- * Without a view, the admits made on cold credit are charged.
+ * share of it is ⌊(free in its view − credit others held) / N⌋ less its own admits the store has not
+ * seen (others' credit counts only in the view's window: it is not trusted past it). Rounded down, so
+ * N shares of one view never pass what it left free. The scaled windows are charged the difference,
+ * so the share is not granted on top of what was admitted. Without a view, the admits made on cold
+ * credit are charged.
  */
 function countKnownAdmits(
   k: RateKeyState,
@@ -114,7 +115,7 @@ function countKnownAdmits(
   const others = sameWindow ? k.view.reservedOthers : 0;
   for (let i = 0; i < windows.length; i++) {
     const left = free(k.alg, k.windows[i]!, k.view.windows[i]!, t) - others;
-    const share = Math.max(0, Math.ceil(Math.max(0, left) / replicas) - extra);
+    const share = Math.max(0, Math.floor(Math.max(0, left) / replicas) - extra);
     const scaled = free(k.alg, windows[i]!, e.states[i]!, t);
     const charge = Math.floor(scaled - share);
     if (charge > 0) apply(k.alg, windows[i]!, e.states[i]!, t, charge);

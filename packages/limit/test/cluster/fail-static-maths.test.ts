@@ -48,8 +48,8 @@ describe("fail-static", () => {
     const counts = [0, 0, 0, 0, 0, 0, 0, 0];
     const k = new RateKeyState("k", "rl2:{s:k}:0", FIXED_10, false);
     const idx = Math.floor(T / 1000);
-    k.view = { at: 0, windows: [{ idx, cur: 7, prev: 0, tat: 0 }], reservedOthers: 0, answered: true };
-    // 3 free over 4 replicas: ceil(3 / 4) = 1, not ceil(10 / 4) = 3
+    k.view = { at: 0, windows: [{ idx, cur: 6, prev: 0, tat: 0 }], reservedOthers: 0, answered: true };
+    // 4 free over 4 replicas: floor(4 / 4) = 1, not ceil(10 / 4) = 3
     const kinds = Array.from(
       { length: 3 },
       () => decideDegraded(k, 1, T, 4, false, table, counts, OUTAGE).kind,
@@ -70,6 +70,24 @@ describe("fail-static", () => {
     };
     const later = { since: 5, viewT: T + 1000 };
     expect(decideDegraded(k, 1, T + 1001, 4, false, table, counts, later).kind).toBe("deny");
+  });
+
+  it("N replicas starting an outage from one view admit no more than it left free", () => {
+    const idx = Math.floor(T / 1000);
+    for (let used = 0; used <= 10; used++) {
+      let total = used;
+      for (let replica = 0; replica < 4; replica++) {
+        const k = new RateKeyState("k", "rl2:{s:k}:0", FIXED_10, false);
+        k.view = { at: 0, windows: [{ idx, cur: used, prev: 0, tat: 0 }], reservedOthers: 0, answered: true };
+        const counts = [0, 0, 0, 0, 0, 0, 0, 0];
+        const table = new LocalWindows();
+        for (let i = 0; i < 10; i++)
+          if (decideDegraded(k, 1, T, 4, false, table, counts, OUTAGE).kind === "allow") total++;
+      }
+      // shares rounded up passed it by up to N - 1 (0 used: 12 admitted)
+      expect(total, `${used} used`).toBeLessThanOrEqual(10);
+      expect(total, `${used} used`).toBeGreaterThan(10 - 4);
+    }
   });
 
   it("admits this replica's share of each limit, then denies with Retry-After", () => {

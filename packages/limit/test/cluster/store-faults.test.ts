@@ -122,8 +122,9 @@ describe("an outage", () => {
     await clock.advanceAsync(300);
     for (let i = 0; i < 400; i++) if (await decide(replicas[i % 4]!)) admitted++;
     expect(Math.floor(clock.unixMs() / 1000)).toBe(Math.floor((clock.unixMs() - 310) / 1000));
-    expect(admitted).toBeLessThanOrEqual(100 + 3);
-    expect(admitted).toBeGreaterThanOrEqual(95);
+    // one view, shares rounded down: never past the limit (93 here; 95 with shares rounded up)
+    expect(admitted).toBeLessThanOrEqual(100);
+    expect(admitted).toBeGreaterThanOrEqual(90);
     inner.setFailing(false);
     for (const l of replicas) await l.shutdown();
   });
