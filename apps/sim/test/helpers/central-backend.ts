@@ -6,14 +6,15 @@ import { primaryLimit, type Scenario, WINDOW_MS } from "../../src/scenario.js";
 
 /**
  * How the central limiter shares units between costs: `greedy` admits any request that fits; `pool`
- * admits a smaller request only beyond `pool` free units, so they stay together for a large one;
+ * admits a smaller request only beyond `pool` free units, so they stay together for a large one,
+ * except in each window's last `releaseMs` (default 0);
  * `capped` admits whatever fits, but cost-1 requests only while their share of the admitted units
  * stays within `ratio` x their share of the offered ones. With `--wait`, waiters queue in one FIFO
  * per cost (the largest served first) and are retried every ms.
  */
 export type CentralPolicy =
   | { kind: "greedy" }
-  | { kind: "pool"; pool: number }
+  | { kind: "pool"; pool: number; releaseMs?: number }
   | { kind: "capped"; ratio: number };
 
 const ALG = { fixed: FIXED_WINDOW, sliding: SLIDING_WINDOW, token: TOKEN_BUCKET } as const;
@@ -71,7 +72,9 @@ class Central {
   /** Admits `cost` now when it fits and the policy allows it. */
   take(cost: number): boolean {
     const t = this.clock.unixMs();
-    const keep = this.policy.kind === "pool" && cost < this.policy.pool ? this.policy.pool : 0;
+    const p = this.policy;
+    const late = p.kind === "pool" && t % this.spec.windowMs >= this.spec.windowMs - (p.releaseMs ?? 0);
+    const keep = p.kind === "pool" && cost < p.pool && !late ? p.pool : 0;
     if (free(this.alg, this.spec, this.state, t) - keep < cost || this.capped(cost)) return false;
     apply(this.alg, this.spec, this.state, t, cost);
     this.admitted[cost === 1 ? 0 : 1]! += cost;
