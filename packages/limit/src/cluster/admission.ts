@@ -35,9 +35,9 @@ export function certainlyFull(k: RateKeyState, cost: number, t: number): boolean
 
 /**
  * Whether a request decided without a reply (an overrun) fits this replica's share of what its view
- * left (see docs/protocol.md#s2-5): the view's free units at `t`, less the credit others held, this
- * replica's unused credit and the admits the store has not seen, split over the replicas, counting
- * the overruns since that view. Only in the window the view was taken in (others get a later
+ * left (see docs/protocol.md#s2-5): the view's free units at `t`, less the credit others held, split
+ * over the replicas; this replica's unused credit and the admits the store has not seen (its overruns
+ * included) come out of that share first. Only in the window the view was taken in (others get a later
  * window's credit from the store meanwhile), except for a replica alone (N = 1) with an answered
  * view: that view, carried to `t`, is the whole truth. A store that answers, only late
  * (`storeAnswering`), keeps granting the free units to other replicas: then only a replica alone
@@ -54,10 +54,11 @@ export function overrunFits(
   if (storeAnswering && replicas > 1) return false;
   const alone = replicas === 1 && k.view.answered;
   if (!alone && Math.floor(t / k.minWindowMs) !== Math.floor(viewT / k.minWindowMs)) return false;
-  const before = k.view.reservedOthers + k.localExtra() - k.overrunSinceView + k.unused();
+  // what this replica holds or admitted unseen (its overruns included) comes out of its own share
+  const own = k.localExtra() + k.unused() + cost;
   for (let i = 0; i < k.windows.length; i++) {
-    const left = free(k.alg, k.windows[i]!, k.view.windows[i]!, t) - before;
-    if (k.overrunSinceView + cost > Math.floor(Math.max(0, left) / replicas)) return false;
+    const left = free(k.alg, k.windows[i]!, k.view.windows[i]!, t) - k.view.reservedOthers;
+    if (own > Math.floor(Math.max(0, left) / replicas)) return false;
   }
   return true;
 }

@@ -1,4 +1,5 @@
 import { apply, applyPast, capacity, free, usage } from "../store/algorithm.js";
+import { TOKEN_BUCKET } from "../store/algorithm-code.js";
 import { grantStep } from "../store/grant.js";
 import { rateKeyTtlMs } from "../store/request.js";
 import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
@@ -123,8 +124,24 @@ function countKnownAdmits(
 }
 
 /**
+ * Store time from `t` (its earliest reading) to `t + spreadMs` (its latest) crosses a window boundary:
+ * ms until the earliest reading reaches it, else 0. Token buckets have no boundary.
+ */
+export function boundaryAhead(k: RateKeyState, t: number, spreadMs: number): number {
+  if (spreadMs <= 0 || k.alg === TOKEN_BUCKET) return 0;
+  let ms = 0;
+  for (const w of k.windows) {
+    const end = (Math.floor(t / w.windowMs) + 1) * w.windowMs;
+    if (t + spreadMs >= end) ms = Math.max(ms, end - t);
+  }
+  return ms;
+}
+
+/**
  * Store unavailable longer than cacheTtlMs (see docs/protocol.md#s4): fail-open (`failOpen`), or
- * fail-static on this replica's share of each limit (limit / replicas).
+ * fail-static on this replica's share of each limit (limit / replicas). `t` is the store's earliest
+ * time and `spreadMs` how much later it may be: while a window may have ended at the store but not
+ * at `t`, the closing window's units would be spent in the next one, so nothing is admitted.
  */
 export function decideDegraded(
   k: RateKeyState,
@@ -135,11 +152,18 @@ export function decideDegraded(
   table: LocalWindows,
   counts: number[],
   outage: FailStaticOutage,
+  spreadMs = 0,
 ): Decision {
   if (failOpen) {
     k.admitted += cost;
     counts[ALLOW_DEGRADED]!++;
     return allowWithFreshHeaders(k, t);
+  }
+  const band = boundaryAhead(k, t, spreadMs);
+  if (band > 0) {
+    k.denied++;
+    counts[DENY_DEGRADED]!++;
+    return limitedDecision(k, t, band);
   }
   const windows = k.degradedWindows(replicas);
   const e = table.entry(`${k.storeKey}:local`, windows.length, t);

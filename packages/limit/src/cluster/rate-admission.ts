@@ -103,8 +103,10 @@ export class RateAdmission {
 
   /** Fail-static or fail-open while the store is unavailable (see docs/protocol.md#s4). */
   private decideDegraded(k: RateKeyState, cost: number, now: number): Decision {
-    // the store's earliest time: a share of a new window opens only once the store's window is over
-    const offset = this.deps.env.health.offset - this.deps.env.health.offsetError();
+    // the store's earliest time: a share of a new window opens only once the store's window is over;
+    // its latest, 2 × offsetError later: a closing window's share ends once it may be over
+    const err = this.deps.env.health.offsetError();
+    const offset = this.deps.env.health.offset - err;
     // pacing a recovery is fail-static whatever the mode: the store answers again
     const failOpen =
       this.deps.env.options.onStoreUnavailable === "allow" && !this.deps.env.health.isPacing(k.policy, now);
@@ -119,6 +121,7 @@ export class RateAdmission {
       this.deps.localWindows,
       this.deps.counts,
       outage,
+      2 * err,
     );
   }
 

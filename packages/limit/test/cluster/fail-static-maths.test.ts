@@ -103,6 +103,24 @@ describe("fail-static", () => {
     const d = decideDegraded(k, 1, T + 10, 4, false, table, counts, OUTAGE);
     expect(d.kind === "deny" && d.headers.retryAfter).toBe(1);
   });
+  it("admits nothing while the store's window may have ended but not at its earliest time", () => {
+    const table = new LocalWindows();
+    const counts = [0, 0, 0, 0, 0, 0, 0, 0];
+    const k = new RateKeyState("k", "rl2:{s:k}:0", FIXED_10, false);
+    // the store's clock known within 20 ms: its window may end 20 ms before `t` says so
+    const at = (t: number) => decideDegraded(k, 1, t, 4, false, table, counts, OUTAGE, 20);
+    expect(at(T + 900).kind).toBe("allow");
+    const d = at(T + 985);
+    expect(d.kind).toBe("deny");
+    expect(d.kind === "deny" && d.headers.retryAfter).toBe(1);
+    // without the spread (the store's clock known exactly) the closing window's units are taken
+    const exact = new RateKeyState("k", "rl2:{s:k}:1", FIXED_10, false);
+    expect(decideDegraded(exact, 1, T + 985, 4, false, table, counts, OUTAGE).kind).toBe("allow");
+    // from the earliest reading of the next window on, its share
+    const next = Array.from({ length: 4 }, () => at(T + 1000).kind);
+    expect(next).toEqual(["allow", "allow", "allow", "deny"]);
+  });
+
   it("admits a multi-unit cost whole or not at all", () => {
     const table = new LocalWindows();
     const k = new RateKeyState("k", "rl2:{s:k}:0", FIXED_10, false);

@@ -2,7 +2,7 @@
 
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
-import type { Limiter } from "../../src/cluster/limiter.js";
+import { Limiter } from "../../src/cluster/limiter.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
 import type { RoundReply, RoundRequest, Store } from "../../src/store/types.js";
 import { replicasOn, storeCount } from "./store-probe.js";
@@ -127,6 +127,43 @@ describe("an outage", () => {
     expect(admitted).toBeGreaterThanOrEqual(90);
     inner.setFailing(false);
     for (const l of replicas) await l.shutdown();
+  });
+
+  it("a window's share ends once the store's window may be over, not once its earliest time says so", async () => {
+    const clock = new ManualClock();
+    const inner = new MemoryStore(clock);
+    inner.setLatency(20); // every offset sample spans 20 ms: the store's clock is known within ±10 ms
+    const limiter = new Limiter({ service: "t", podId: "p0" }, inner, clock);
+    limiter.setPolicy("k", FIXED_100);
+    const started = limiter.syncNow(true);
+    await clock.advanceAsync(25);
+    await started;
+    toNextSecond(clock, 100);
+    inner.setFailing(true);
+    const perSecond = new Map<number, number>();
+    const burst = async (n: number) => {
+      for (let i = 0; i < n; i++) {
+        const d = limiter.tryCheck("k");
+        if (d === undefined) throw new Error("a fail-static decision is synchronous");
+        const s = Math.floor(clock.unixMs() / 1000); // the store's own second
+        if (d.kind !== "deny") perSecond.set(s, (perSecond.get(s) ?? 0) + 1);
+      }
+    };
+    const failed = limiter.syncNow(true);
+    await clock.advanceAsync(25);
+    await failed;
+    await clock.advanceAsync(400); // degraded: fail-static
+    await burst(30); // 70 of the window's 100 left unused
+    toNextSecond(clock, 5); // the store's next second began 5 ms ago
+    await burst(150);
+    await clock.advanceAsync(500);
+    await burst(150);
+    // the closing window's 70 came on top of the next one's 100 (170 in one second)
+    for (const [s, n] of perSecond) expect(n, `second ${s}`).toBeLessThanOrEqual(100);
+    inner.setFailing(false);
+    const closed = limiter.shutdown();
+    await clock.advanceAsync(100);
+    await closed;
   });
 
   it("an empty restart: the replica count does not drop for 3 heartbeats, recovery is paced", async () => {
