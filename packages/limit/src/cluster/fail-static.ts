@@ -8,6 +8,7 @@ import { ALLOW_DEGRADED, DENY_DEGRADED, type Decision } from "./decision.js";
 import { allowWithFreshHeaders, limitedDecision, longestRetryMs, snapshotHeaders } from "./headers.js";
 import type { LocalWindows, StoredCounts } from "./local-counts.js";
 import type { RateKeyState } from "./rate-key.js";
+import { windowEnd } from "./sync-maths.js";
 
 export { LocalWindows } from "./local-counts.js";
 
@@ -131,7 +132,7 @@ export function boundaryAhead(k: RateKeyState, t: number, spreadMs: number): num
   if (spreadMs <= 0 || k.alg === TOKEN_BUCKET) return 0;
   let ms = 0;
   for (const w of k.windows) {
-    const end = (Math.floor(t / w.windowMs) + 1) * w.windowMs;
+    const end = windowEnd(t, w.windowMs);
     if (t + spreadMs >= end) ms = Math.max(ms, end - t);
   }
   return ms;
