@@ -1,7 +1,7 @@
 // @resil/limit: what a user calls. Test helpers live in @resil/limit/testing, store internals
 // (key layout, Lua scripts, window maths) in @resil/limit/store.
 export type { Clock, Timer, TimerOptions } from "./clock/clock.js";
-export { NEVER } from "./clock/clock.js";
+export { exactMonoMs, NEVER } from "./clock/clock.js";
 export { CoarseClock, coarseClock } from "./clock/coarse-clock.js";
 export { MANUAL_CLOCK_START_MS, ManualClock } from "./clock/manual-clock.js";
 export { sleep } from "./clock/sleep.js";

@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { CoarseClock, MANUAL_CLOCK_START_MS, ManualClock, NEVER, SystemClock, sleep } from "../src/index.js";
+import {
+  CoarseClock,
+  exactMonoMs,
+  MANUAL_CLOCK_START_MS,
+  ManualClock,
+  NEVER,
+  SystemClock,
+  sleep,
+} from "../src/index.js";
 
 describe("ManualClock", () => {
   it("starts at the manual epoch with equal readings", () => {
@@ -119,6 +127,17 @@ describe("CoarseClock", () => {
     await new Promise((r) => setImmediate(r));
     expect(c.monoMs()).toBe(1005); // next turn: fresh
     expect(reads).toBe(2);
+  });
+
+  it("reads its base past the cache for exactMonoMs (round trips are timed with it)", () => {
+    const base = new ManualClock(1000);
+    const c = new CoarseClock(base);
+    expect(c.monoMs()).toBe(1000);
+    base.advance(3);
+    expect(c.monoMs()).toBe(1000);
+    expect(c.exactMonoMs()).toBe(1003);
+    expect(exactMonoMs(c)).toBe(1003);
+    expect(exactMonoMs(base)).toBe(1003); // a clock without a cache: its monoMs
   });
 
   it("tracks real time across turns", async () => {

@@ -64,10 +64,9 @@ export function describeFaultScenarios(adapter: LimiterAdapter): void {
     server = undefined;
   });
 
-  // Wall-clock bounds on a shared 2-core host, and gaps not yet explained (docs/protocol.md#s6-faults:
-  // 54-57 in the second the store comes back, mostly unreachable-from-start): two retries (each
-  // attempt prints its numbers).
-  describe(`store faults through ${adapter.name} (4 replicas, 50/s, 5x)`, { retry: realTimeRetry(2) }, () => {
+  // One retry, for wall-clock bounds on a shared 2-core host (a scheduler stall); every attempt
+  // prints its numbers and the test runner lists a test that passed only on its retry.
+  describe(`store faults through ${adapter.name} (4 replicas, 50/s, 5x)`, { retry: realTimeRetry(1) }, () => {
     it("a store 20, 40, then 100 ms slower: never above the limit; waits stay within cacheTtlMs", async () => {
       const s = await setUp();
       rig = await startRig(adapter, s.url, REPLICAS, { service: "slow" });

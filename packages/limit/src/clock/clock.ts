@@ -19,6 +19,16 @@ export interface Clock {
   unixMs(): number;
   /** Runs `fn` once, `ms` from now (clamped to >= 0). */
   setTimer(ms: number, fn: () => void, opts?: TimerOptions): Timer;
+  /**
+   * Monotonic milliseconds read at this instant, past any per-turn cache (`monoMs()` when absent).
+   * Round trips are timed with it: a cached reading times a reply read in the turn it was sent as 0 ms.
+   */
+  exactMonoMs?(): number;
+}
+
+/** `clock.exactMonoMs()`, or `monoMs()` for a clock without a cache. */
+export function exactMonoMs(clock: Clock): number {
+  return clock.exactMonoMs?.() ?? clock.monoMs();
 }
 
 /** Never: a wait that no amount of time satisfies. */

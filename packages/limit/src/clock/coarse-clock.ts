@@ -1,4 +1,4 @@
-import type { Clock, Timer, TimerOptions } from "./clock.js";
+import { type Clock, exactMonoMs, type Timer, type TimerOptions } from "./clock.js";
 import { systemClock } from "./system-clock.js";
 
 /**
@@ -26,6 +26,10 @@ export class CoarseClock implements Clock {
   unixMs(): number {
     if (!this.cached) this.refresh();
     return this.unix;
+  }
+
+  exactMonoMs(): number {
+    return exactMonoMs(this.base);
   }
 
   setTimer(ms: number, fn: () => void, opts?: TimerOptions): Timer {

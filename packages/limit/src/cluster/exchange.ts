@@ -1,4 +1,4 @@
-import type { Clock } from "../clock/clock.js";
+import { type Clock, exactMonoMs } from "../clock/clock.js";
 import { coarseClock } from "../clock/coarse-clock.js";
 import { systemClock } from "../clock/system-clock.js";
 import { StoreReplyError } from "../store/errors.js";
@@ -189,6 +189,8 @@ export class Exchange {
     const probe = env.health.failing;
     env.health.probeSent();
     const pending = env.health.roundStarted(now);
+    // the round trip is timed exactly: the coarse clock may give the reply the send's reading
+    const sent = exactMonoMs(this.clock);
     try {
       reply = await boundedRoundTrip(this.clock, store, request, env.options.roundTimeoutMs);
       checkReply(request, reply);
@@ -208,10 +210,10 @@ export class Exchange {
       return;
     }
     env.health.roundEnded(pending);
-    const recv = this.clock.monoMs();
-    this.syncSeconds.observe((recv - now) / 1000);
+    const recv = exactMonoMs(this.clock);
+    this.syncSeconds.observe((recv - sent) / 1000);
     const storeNow = reply.heartbeat?.now ?? reply.rates[0]?.now ?? reply.concurrency[0]?.now;
-    const outageEnded = env.health.recordReply(now, recv, storeNow);
+    const outageEnded = env.health.recordReply(sent, recv, storeNow);
     if (reply.heartbeat !== undefined && heartbeat === "join") {
       env.health.setReplicas(reply.heartbeat.replicas, recv, 3 * env.options.heartbeatMs);
     }
