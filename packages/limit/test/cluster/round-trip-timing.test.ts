@@ -41,7 +41,6 @@ describe("round trips timed under a per-turn clock", () => {
     await nextTurn();
     // the store's clock is the base clock: store time is base time, exactly
     expect(l.storeTime() - base.monoMs()).toBe(0);
-    const shut = l.shutdown();
-    await shut;
+    await l.shutdown();
   });
 });
