@@ -309,6 +309,17 @@ export class Limiter {
     return allowWithFreshHeaders(k, t);
   }
 
+  // Off the hot path: a parked key's threshold is +inf (sync-schedule.ts), so its first admit comes here.
+  private belowRefill(k: RateKeyState, now: number): void {
+    if (k.parked) {
+      this.schedule.unpark(k, now);
+      if (!(k.credit - k.admitted < k.refillBelow)) return;
+    }
+    k.refillWanted = true;
+    this.schedule.touch(k, now);
+    this.timers.wake();
+  }
+
   /** Spends `cost` units of credit: a clock read, a compare, an add. The store time, or NO_CREDIT. */
   private spend(k: RateKeyState, cost: number, outcome: number): number {
     const now = this.clock.monoMs();
@@ -318,11 +329,7 @@ export class Limiter {
     const admitted = k.admitted + cost;
     if (admitted > k.credit) return NO_CREDIT;
     k.admitted = admitted;
-    if (k.credit - admitted < k.refillBelow && !k.refillWanted) {
-      k.refillWanted = true;
-      this.schedule.touch(k, now);
-      this.timers.wake();
-    }
+    if (k.credit - admitted < k.refillBelow && !k.refillWanted) this.belowRefill(k, now);
     this.counts[outcome]!++;
     return t;
   }

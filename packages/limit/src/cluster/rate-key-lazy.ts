@@ -132,6 +132,28 @@ export abstract class LazyKeyParts {
       this.sync.riding = v;
     }
   }
+  /** In the sync schedule's awake set (queued or syncing). */
+  get awake(): boolean {
+    return this.sync === undefined ? false : this.sync.awake;
+  }
+  set awake(v: boolean) {
+    if (this.sync !== undefined) this.sync.awake = v;
+    else if (v !== false) {
+      this.sync = new SyncPart();
+      this.sync.awake = v;
+    }
+  }
+  /** A parked key's refill threshold (its own is +inf while it is parked). */
+  get parkedRefillBelow(): number {
+    return this.sync === undefined ? 0 : this.sync.parkedRefillBelow;
+  }
+  set parkedRefillBelow(v: number) {
+    if (this.sync !== undefined) this.sync.parkedRefillBelow = v;
+    else if (v !== 0) {
+      this.sync = new SyncPart();
+      this.sync.parkedRefillBelow = v;
+    }
+  }
   /** Store time the smallest window the credit was taken in ends (credit is not trusted past it while the store fails). */
   get creditWindowEnd(): number {
     return this.sync === undefined ? Number.POSITIVE_INFINITY : this.sync.creditWindowEnd;

@@ -77,6 +77,9 @@ export class SyncPart {
   ewma: number = 0;
   dueAt: number = Number.POSITIVE_INFINITY;
   riding: boolean = false;
+  awake: boolean = false;
+  /** A parked key's refill threshold while it is parked (its own is then +inf). */
+  parkedRefillBelow: number = 0;
   creditWindowEnd: number = Number.POSITIVE_INFINITY;
   pushId: string | undefined = undefined;
   /** A family key's store key, built on first use. */

@@ -43,14 +43,7 @@ export function rateDue(env: SyncEnv, k: RateKeyState, now: number, slack: numbe
   if (k.isQuiet()) {
     // A quiet key gives back credit it holds well beyond its demand, when others could miss it: a
     // key far below its limit (held credit included) lets it lapse with its lease instead.
-    const unused = k.unused();
-    return (
-      unused > 1 &&
-      now < k.validUntil &&
-      since >= slowSyncMs * slack &&
-      k.ewma * slowSyncMs * 2 < unused &&
-      creditMatters(k, unused, now + env.health.offset)
-    );
+    return now < k.validUntil && since >= slowSyncMs * slack && givesBack(env, k, now);
   }
   const busy = isBusy(k, now + env.health.offset);
   const interval = busy ? k.policy.syncIntervalMs : Math.max(slowSyncMs, k.policy.syncIntervalMs);
@@ -59,6 +52,19 @@ export function rateDue(env: SyncEnv, k: RateKeyState, now: number, slack: numbe
     return since >= sparseWaitMs(k, interval) - (1 - slack) * 2 * k.policy.syncIntervalMs;
   }
   return since >= interval * slack;
+}
+
+/**
+ * A quiet key holds credit well beyond its demand that others could miss. False stays false until
+ * the key admits, is denied or syncs: its load only falls with time, the rest holds still.
+ */
+export function givesBack(env: SyncEnv, k: RateKeyState, now: number): boolean {
+  const unused = k.unused();
+  return (
+    unused > 1 &&
+    k.ewma * env.options.slowSyncMs * 2 < unused &&
+    creditMatters(k, unused, now + env.health.offset)
+  );
 }
 
 /**

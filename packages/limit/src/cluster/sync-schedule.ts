@@ -2,7 +2,7 @@ import { TimeQueue } from "../store/time-queue.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
 import type { RateKeyState } from "./rate-key.js";
 import { isBusy } from "./rate-sync.js";
-import { concurrencyDue, rateDue } from "./schedule.js";
+import { concurrencyDue, givesBack, rateDue, sparseWaitMs } from "./schedule.js";
 import { claim, type SyncEnv } from "./sync-maths.js";
 
 /**
@@ -36,8 +36,18 @@ export class SyncSchedule {
     const first = this.isEmpty() || this.awake.size === 0;
     k.dueAt = at;
     this.rates.add(k, at);
-    this.awake.add(k);
+    // the flag spares a lookup in a set of up to every known key, once per look at the key
+    if (!k.awake) {
+      k.awake = true;
+      this.awake.add(k);
+    }
     if (first) this.onFirstDue();
+  }
+
+  /** A parked key admitted from its credit: it is looked at again now. */
+  unpark(k: RateKeyState, now: number): void {
+    unparked(k);
+    this.touch(k, now);
   }
 
   touchCap(c: ConcurrencyKeyState, when: number): void {
@@ -81,6 +91,7 @@ export class SyncSchedule {
         return false;
       }
       k.dueAt = Number.POSITIVE_INFINITY;
+      unparked(k);
       if (k.syncing || k.retired) return true; // the reply schedules it again
       if (rateDue(env, k, now, 1) && claim(k)) into.rates.push(k);
       else this.reschedule(k, now);
@@ -111,9 +122,24 @@ export class SyncSchedule {
   }
 
   private reschedule(k: RateKeyState, now: number): void {
-    const at = nextRateCheck(this.env, k, now);
+    let at = nextRateCheck(this.env, k, now);
+    unparked(k);
+    if (at < k.validUntil && isQuiet(k, now) && !givesBack(this.env, k, now)) {
+      // nothing but an admit can make it due before its credit lapses (spend queues it again then);
+      // looked at once more where, holding one admit, it could ride along (rateDue, sparse keys)
+      const interval = Math.max(this.env.options.slowSyncMs, k.policy.syncIntervalMs);
+      at = Math.max(
+        at,
+        Math.min(k.validUntil, k.lastSync + sparseWaitMs(k, interval) - k.policy.syncIntervalMs),
+      );
+      k.parked = true;
+      // spend's refill check then catches its first admit, with no other test on the hot path
+      k.parkedRefillBelow = k.refillBelow;
+      k.refillBelow = Number.POSITIVE_INFINITY;
+    }
     if (at === Number.POSITIVE_INFINITY) {
       this.awake.delete(k);
+      k.awake = false;
       return;
     }
     // never the slot being visited: a key looked at now waits at least until the next millisecond
@@ -169,4 +195,16 @@ export function nextCapCheck(env: SyncEnv, c: ConcurrencyKeyState, now: number):
   const due = c.lastSync + interval;
   const recheck = now + Math.max(c.tuning.syncIntervalMs, slowSyncMs / 4);
   return Math.min(recheck, half > now ? half : Math.max(due, now));
+}
+
+/** Quiet, with credit, and no waiter or refill wanted: only time and its own admits change it. */
+function isQuiet(k: RateKeyState, now: number): boolean {
+  return k.waiters === 0 && !k.refillWanted && k.isQuiet() && k.unused() >= 1 && now < k.validUntil;
+}
+
+/** Not parked, its refill threshold back (unless a grant has set a new one since). */
+function unparked(k: RateKeyState): void {
+  if (!k.parked) return;
+  k.parked = false;
+  if (k.refillBelow === Number.POSITIVE_INFINITY) k.refillBelow = k.parkedRefillBelow;
 }

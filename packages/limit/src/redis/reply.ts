@@ -1,26 +1,28 @@
 import { StoreReplyError } from "../store/errors.js";
 import type { ConcurrencyReply, HeartbeatReply, RateReply, WindowState } from "../store/types.js";
-import type { RedisReply, RedisValue } from "./exec.js";
+import type { RedisReply } from "./exec.js";
 
 /**
  * Reading script replies: exact lengths, numbers from integers or strings, and negative counts read as
  * 0 (only `avail` is signed), as the original read them into unsigned integers.
  */
 
-function number(value: RedisReply | undefined, field: string): number {
+// `window` >= 0 names the field of that window: the name is built only for the error
+function number(value: RedisReply | undefined, field: string, window = -1): number {
   let n: number;
   if (typeof value === "number") n = value;
   else if (typeof value === "bigint") n = Number(value);
   else if (typeof value === "string" && value.trim() !== "") n = Number(value);
   else n = Number.NaN;
   if (!Number.isFinite(n)) {
-    throw new StoreReplyError(`RedisStore: ${field} is not a number: ${JSON.stringify(String(value))}`);
+    const name = window >= 0 ? `windows[${window}].${field}` : field;
+    throw new StoreReplyError(`RedisStore: ${name} is not a number: ${JSON.stringify(String(value))}`);
   }
   return n;
 }
 
-function count(value: RedisReply | undefined, field: string): number {
-  return Math.max(0, number(value, field));
+function count(value: RedisReply | undefined, field: string, window = -1): number {
+  return Math.max(0, number(value, field, window));
 }
 
 function array(value: RedisReply, what: string, length: (n: number) => boolean): RedisReply[] {
@@ -34,25 +36,7 @@ function array(value: RedisReply, what: string, length: (n: number) => boolean):
 /** `[now, kept, avail, granted, direct, others, (idx, cur, prev, tat) x windows]`, exactly 6 + 4n long. */
 export function parseRateReply(value: RedisReply, windows: number): RateReply {
   const r = array(value, "rate", (n) => n === 6 + 4 * windows);
-  const states: WindowState[] = [];
-  for (let i = 0; i < windows; i++) {
-    const at = 6 + 4 * i;
-    states.push({
-      idx: count(r[at], `windows[${i}].idx`),
-      cur: count(r[at + 1], `windows[${i}].cur`),
-      prev: count(r[at + 2], `windows[${i}].prev`),
-      tat: number(r[at + 3], `windows[${i}].tat`),
-    });
-  }
-  return {
-    now: number(r[0], "now"),
-    kept: count(r[1], "kept"),
-    avail: number(r[2], "avail"),
-    granted: count(r[3], "granted"),
-    direct: count(r[4], "direct"),
-    others: count(r[5], "others"),
-    windows: states,
-  };
+  return rateAt(r, 0, windows);
 }
 
 /**
@@ -62,15 +46,38 @@ export function parseRateReply(value: RedisReply, windows: number): RateReply {
 export function parseRateReplies(value: RedisReply, windows: readonly number[]): RateReply[] {
   let total = 0;
   for (const nw of windows) total += 6 + 4 * nw;
-  const r = array(value, "rate", (n) => n === total) as RedisValue[];
-  if (windows.length === 1) return [parseRateReply(r, windows[0]!)];
-  const out: RateReply[] = [];
+  const r = array(value, "rate", (n) => n === total);
+  const out: RateReply[] = new Array(windows.length);
   let at = 0;
-  for (const nw of windows) {
-    out.push(parseRateReply(r.slice(at, at + 6 + 4 * nw), nw));
+  for (let j = 0; j < windows.length; j++) {
+    const nw = windows[j]!;
+    out[j] = rateAt(r, at, nw);
     at += 6 + 4 * nw;
   }
   return out;
+}
+
+// one key's reply read where it starts in the call's reply: no copy of its entries
+function rateAt(r: readonly RedisReply[], at: number, windows: number): RateReply {
+  const states: WindowState[] = new Array(windows);
+  for (let i = 0; i < windows; i++) {
+    const w = at + 6 + 4 * i;
+    states[i] = {
+      idx: count(r[w], "idx", i),
+      cur: count(r[w + 1], "cur", i),
+      prev: count(r[w + 2], "prev", i),
+      tat: number(r[w + 3], "tat", i),
+    };
+  }
+  return {
+    now: number(r[at], "now"),
+    kept: count(r[at + 1], "kept"),
+    avail: number(r[at + 2], "avail"),
+    granted: count(r[at + 3], "granted"),
+    direct: count(r[at + 4], "direct"),
+    others: count(r[at + 5], "others"),
+    windows: states,
+  };
 }
 
 /** `[now, kept, granted, direct, others]`. */

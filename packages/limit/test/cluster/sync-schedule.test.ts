@@ -63,4 +63,34 @@ describe("SyncSchedule", () => {
     k.lastSync = 0;
     expect(nextRateCheck(env, k, 10)).toBeLessThanOrEqual(1000);
   });
+
+  it("a quiet key whose credit cannot matter is looked at twice before it lapses, not every 250 ms", () => {
+    const { schedule, key } = setup();
+    const k = key(1);
+    // a tenth of a 100/s limit held, nothing to push: it gives nothing back (creditMatters)
+    k.credit = 10;
+    k.lastSync = 0;
+    k.validUntil = 2250;
+    schedule.afterSync(k, 0);
+    expect(k.parked).toBe(true);
+    const looks = new Set<number>();
+    for (let now = 0; now < 2250; now += 20) {
+      collect(schedule, now);
+      if (k.dueAt !== Number.POSITIVE_INFINITY) looks.add(k.dueAt);
+    }
+    // before: at lastSync + slowSyncMs / 2, then every max(syncIntervalMs, slowSyncMs / 4) ms: 8 looks
+    expect(looks.size).toBeLessThanOrEqual(2);
+    expect(schedule.awake.has(k)).toBe(true);
+  });
+
+  it("a quiet key whose credit matters keeps being looked at", () => {
+    const { schedule, key } = setup();
+    const k = key(1);
+    k.credit = 80; // 80 % of the limit held: given back once the key stays quiet
+    k.lastSync = 0;
+    k.validUntil = 2250;
+    schedule.afterSync(k, 0);
+    expect(k.parked).toBe(false);
+    expect(k.dueAt).toBe(500);
+  });
 });
