@@ -6,19 +6,11 @@
 import { expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { Limiter } from "../../src/cluster/limiter.js";
-import { MemoryStore } from "../../src/store/memory-store.js";
-import type { RoundRequest, Store } from "../../src/store/types.js";
+import { spiedStore } from "./spied-store.js";
 
 it("admits from a parked key's credit are pushed when an unparked key's would be", async () => {
   const clock = new ManualClock();
-  const memory = new MemoryStore(clock);
-  const sent: { at: number; request: RoundRequest }[] = [];
-  const store: Store = {
-    round(r) {
-      sent.push({ at: clock.monoMs(), request: structuredClone(r) });
-      return memory.round(r);
-    },
-  };
+  const { sent, store } = spiedStore(clock);
   const l = new Limiter({ podId: "p0" }, store, clock);
   await l.start();
   l.setPolicy("api", { requestsPerMinute: 6_000_000 });

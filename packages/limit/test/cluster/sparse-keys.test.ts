@@ -4,20 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { Limiter } from "../../src/cluster/limiter.js";
-import { MemoryStore } from "../../src/store/memory-store.js";
-import type { RoundRequest, Store } from "../../src/store/types.js";
-
-function spied(clock: ManualClock) {
-  const memory = new MemoryStore(clock);
-  const sent: { at: number; request: RoundRequest }[] = [];
-  const store: Store = {
-    round(r) {
-      sent.push({ at: clock.monoMs(), request: structuredClone(r) });
-      return memory.round(r);
-    },
-  };
-  return { sent, store };
-}
+import { spiedStore } from "./spied-store.js";
 
 /** 200 keys, each asked once a second (the keys in turn, every 5 ms), for `seconds`. */
 async function walk(
@@ -39,7 +26,7 @@ async function walk(
 describe("sparse keys", () => {
   it("one request a second per key: about one key-sync per two requests, every admit pushed", async () => {
     const clock = new ManualClock();
-    const { sent, store } = spied(clock);
+    const { sent, store } = spiedStore(clock);
     const l = new Limiter({ podId: "p0" }, store, clock);
     await l.start();
     l.setFamily("u:", { requestsPerSecond: 1000 });
@@ -67,7 +54,7 @@ describe("sparse keys", () => {
 
   it("two requests a second per key sync as before: once a second", async () => {
     const clock = new ManualClock();
-    const { sent, store } = spied(clock);
+    const { sent, store } = spiedStore(clock);
     const l = new Limiter({ podId: "p0" }, store, clock);
     await l.start();
     l.setFamily("u:", { requestsPerSecond: 1000 });
