@@ -18,7 +18,6 @@ export interface StoreView {
 const LOCAL_ONLY = 1;
 const RETIRED = 2;
 const REFILL_WANTED = 4;
-const PARKED = 8;
 
 /**
  * The per-replica state of one rate-limited subject (see docs/protocol.md#s2-1): credit to admit
@@ -50,7 +49,7 @@ export class RateKeyState extends LazyKeyParts {
   pushed = 0;
   /** The last store reply; a local-only key's own window counts once refreshed (fail-static.ts). */
   view: StoreView;
-  // LOCAL_ONLY, RETIRED, REFILL_WANTED and PARKED bits, one field (read through the accessors below).
+  // LOCAL_ONLY, RETIRED and REFILL_WANTED bits, one field (read through the accessors below).
   private flags: number;
 
   constructor(
@@ -90,12 +89,12 @@ export class RateKeyState extends LazyKeyParts {
     this.flags = v ? this.flags | REFILL_WANTED : this.flags & ~REFILL_WANTED;
   }
 
-  /** Queued past its next look, holding credit that cannot make it due: an admit queues it again. */
+  /**
+   * Queued past its next look, holding credit that cannot make it due: an admit queues it again. Its
+   * refill threshold is then +inf (no grant sets that), the real one kept in `parkedRefillBelow`.
+   */
   get parked(): boolean {
-    return (this.flags & PARKED) !== 0;
-  }
-  set parked(v: boolean) {
-    this.flags = v ? this.flags | PARKED : this.flags & ~PARKED;
+    return this.refillBelow === Number.POSITIVE_INFINITY;
   }
 
   get policy(): RatePolicy {

@@ -124,7 +124,7 @@ export class SyncSchedule {
   private reschedule(k: RateKeyState, now: number): void {
     let at = nextRateCheck(this.env, k, now);
     unparked(k);
-    if (at < k.validUntil && isQuiet(k, now) && !givesBack(this.env, k, now)) {
+    if (at < k.validUntil && holdsIdleCredit(k, now) && !givesBack(this.env, k, now)) {
       // nothing but an admit can make it due before its credit lapses (spend queues it again then);
       // looked at once more where, holding one admit, it could ride along (rateDue, sparse keys)
       const interval = Math.max(this.env.options.slowSyncMs, k.policy.syncIntervalMs);
@@ -132,8 +132,7 @@ export class SyncSchedule {
         at,
         Math.min(k.validUntil, k.lastSync + sparseWaitMs(k, interval) - k.policy.syncIntervalMs),
       );
-      k.parked = true;
-      // spend's refill check then catches its first admit, with no other test on the hot path
+      // parked: spend's refill check then catches its first admit, with no other test on the hot path
       k.parkedRefillBelow = k.refillBelow;
       k.refillBelow = Number.POSITIVE_INFINITY;
     }
@@ -198,13 +197,11 @@ export function nextCapCheck(env: SyncEnv, c: ConcurrencyKeyState, now: number):
 }
 
 /** Quiet, with credit, and no waiter or refill wanted: only time and its own admits change it. */
-function isQuiet(k: RateKeyState, now: number): boolean {
+function holdsIdleCredit(k: RateKeyState, now: number): boolean {
   return k.waiters === 0 && !k.refillWanted && k.isQuiet() && k.unused() >= 1 && now < k.validUntil;
 }
 
-/** Not parked, its refill threshold back (unless a grant has set a new one since). */
+/** Not parked: its refill threshold back (a grant since has set a new one, and unparked it). */
 function unparked(k: RateKeyState): void {
-  if (!k.parked) return;
-  k.parked = false;
-  if (k.refillBelow === Number.POSITIVE_INFINITY) k.refillBelow = k.parkedRefillBelow;
+  if (k.parked) k.refillBelow = k.parkedRefillBelow;
 }
