@@ -95,6 +95,7 @@ export class RateAdmission {
     k.credit = k.admitted + units;
     k.refillBelow = Math.floor(units / 2);
     k.validUntil = now + CREDIT_TRUST * this.deps.env.options.leaseTtlMs;
+    k.idleCredit = false;
     k.creditWindowEnd = windowEnd(t, k.minWindowMs);
     const decision = this.deps.admit(k, cost, ALLOW_COLD);
     if (!k.syncing) void this.deps.exchange.syncAlone(k);

@@ -154,6 +154,17 @@ export abstract class LazyKeyParts {
       this.sync.parkedRefillBelow = v;
     }
   }
+  /** The credit was leased for longer than leaseTtlMs, the key being far below its limit. */
+  get idleCredit(): boolean {
+    return this.sync === undefined ? false : this.sync.idleCredit;
+  }
+  set idleCredit(v: boolean) {
+    if (this.sync !== undefined) this.sync.idleCredit = v;
+    else if (v !== false) {
+      this.sync = new SyncPart();
+      this.sync.idleCredit = v;
+    }
+  }
   /** Store time the smallest window the credit was taken in ends (credit is not trusted past it while the store fails). */
   get creditWindowEnd(): number {
     return this.sync === undefined ? Number.POSITIVE_INFINITY : this.sync.creditWindowEnd;

@@ -46,6 +46,28 @@ export function isBusy(k: RateKeyState, t: number): boolean {
 }
 
 /**
+ * Credit far below the limit: the key's fullest window, with `held` units this replica holds and
+ * what the others hold, stays within half its capacity.
+ */
+export function creditIdle(k: RateKeyState, held: number, t: number): boolean {
+  return loadFraction(k, t) + (held + k.view.reservedOthers) / Math.max(k.minCapacity, 1) <= 0.5;
+}
+
+/** Idle credit is leased up to this many leaseTtlMs. */
+export const IDLE_LEASES = 4;
+
+/**
+ * Extension (idle credit, docs/protocol.md#s3-2): the lease of credit far below the limit: the key's
+ * longest window, between leaseTtlMs and IDLE_LEASES of them. A key used every few seconds then
+ * admits from credit instead of waiting for a round trip, and pushes several admits in one sync.
+ */
+export function idleLeaseMs(k: RateKeyState, leaseTtlMs: number): number {
+  let longest = 0;
+  for (const w of k.windows) longest = Math.max(longest, w.windowMs);
+  return Math.max(leaseTtlMs, Math.min(IDLE_LEASES * leaseTtlMs, longest));
+}
+
+/**
  * Extension: how often a replica that keeps running out of credit asks for more: half a sync
  * interval, and at most replicas x the smallest window / 100: a sliding window loses about twice
  * (interval / (replicas x window)) of its limit to credit held between asks (measured, simulation).
@@ -109,6 +131,7 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
   if (head >= 2 && k.alg !== FIXED_WINDOW) k.credit = Math.min(k.credit, k.admitted);
   const unused = Math.min(k.unused(), target);
   const need = recovering ? 0 : capped ? Math.min(k.waiters, target - unused) : k.waiters;
+  const idle = !recovering && !capped && k.denied === 0 && creditIdle(k, target + need, t);
   const request: RateRequest = {
     key: k.storeKey,
     alg: k.alg,
@@ -127,7 +150,7 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     pushTotal: pending > 0 ? pushedBefore + pending : 0,
     allowance: Math.min(k.policy.localAllowance, 1),
     replicas,
-    leaseTtlMs: options.leaseTtlMs,
+    leaseTtlMs: idle ? idleLeaseMs(k, options.leaseTtlMs) : options.leaseTtlMs,
   };
   k.sendSeq++;
   k.pushed = Math.max(admitted, pushedBefore);
@@ -210,7 +233,8 @@ export function applyRateReply(
   k.credit = s.admittedAtSend + own;
   if (env.options.lastMile === "local" && own === 0 && reply.avail >= 1 && !s.capped) k.credit++;
   k.refillBelow = Math.floor((reply.kept + reply.granted) / 2);
-  if (!closing) k.validUntil = s.sentAt + CREDIT_TRUST * env.options.leaseTtlMs;
+  if (!closing) k.validUntil = s.sentAt + CREDIT_TRUST * s.request.leaseTtlMs;
+  k.idleCredit = s.request.leaseTtlMs > env.options.leaseTtlMs;
   k.creditWindowEnd = windowEnd(t, k.minWindowMs);
   k.refillWanted = false;
   k.denied = 0;

@@ -1,7 +1,7 @@
 import type { Clock, Timer } from "../clock/clock.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
 import type { RateKeyState } from "./rate-key.js";
-import { isBusy, loadFraction } from "./rate-sync.js";
+import { creditIdle, isBusy } from "./rate-sync.js";
 import { claim, type SyncEnv } from "./sync-maths.js";
 
 /** When keys are due for a sync, and the timers that run rounds (see docs/protocol.md#s2-7, #s2-8). */
@@ -22,11 +22,6 @@ export function opensAfterUse(k: RateKeyState, now: number, offset: number): boo
   const w = Math.floor((now + offset) / k.minWindowMs);
   const used = k.usedWindow === w - 1 || (k.hasUnpushed() && k.usedWindow < w);
   return used && k.unused() < 1 && Math.floor((k.lastSync + offset) / k.minWindowMs) < w;
-}
-
-/** The key's fullest window, counting what every replica holds, is past half its capacity. */
-function creditMatters(k: RateKeyState, unused: number, t: number): boolean {
-  return loadFraction(k, t) + (unused + k.view.reservedOthers) / Math.max(k.minCapacity, 1) > 0.5;
 }
 
 /** When a rate key is due for a sync (docs/protocol.md#s2-7); `slack` < 1 lets nearly due keys ride along. */
@@ -63,7 +58,7 @@ export function givesBack(env: SyncEnv, k: RateKeyState, now: number): boolean {
   return (
     unused > 1 &&
     k.ewma * env.options.slowSyncMs * 2 < unused &&
-    creditMatters(k, unused, now + env.health.offset)
+    !creditIdle(k, unused, now + env.health.offset)
   );
 }
 
@@ -74,7 +69,10 @@ export function givesBack(env: SyncEnv, k: RateKeyState, now: number): boolean {
  * interval would otherwise cost one per request.
  */
 export function isSparse(k: RateKeyState, now: number): boolean {
-  return k.denied === 0 && k.admitted - k.pushed === 1 && k.unused() >= 1 && now < k.validUntil;
+  const pending = k.admitted - k.pushed;
+  // idle credit (rate-sync.ts, idleLeaseMs) holds any admits made from it until it nears its lapse
+  const held = k.idleCredit ? pending >= 1 : pending === 1;
+  return k.denied === 0 && held && k.unused() >= 1 && now < k.validUntil;
 }
 
 /**
@@ -83,7 +81,7 @@ export function isSparse(k: RateKeyState, now: number): boolean {
  */
 export function sparseWaitMs(k: RateKeyState, interval: number): number {
   const beforeLapse = k.validUntil - k.lastSync - k.policy.syncIntervalMs;
-  return Math.max(interval, Math.min(3 * interval, beforeLapse));
+  return Math.max(interval, k.idleCredit ? beforeLapse : Math.min(3 * interval, beforeLapse));
 }
 
 /** When a concurrency key is due for a sync. */

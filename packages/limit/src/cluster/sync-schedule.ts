@@ -2,7 +2,7 @@ import { TimeQueue } from "../store/time-queue.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
 import type { RateKeyState } from "./rate-key.js";
 import { isBusy } from "./rate-sync.js";
-import { concurrencyDue, givesBack, rateDue, sparseWaitMs } from "./schedule.js";
+import { concurrencyDue, givesBack, isSparse, rateDue, sparseWaitMs } from "./schedule.js";
 import { claim, type SyncEnv } from "./sync-maths.js";
 
 /**
@@ -172,9 +172,14 @@ export function nextRateCheck(env: SyncEnv, k: RateKeyState, now: number): numbe
     const half = k.lastSync + slowSyncMs / 2;
     return Math.min(at, k.validUntil, half > now ? half : recheck);
   }
-  const interval = isBusy(k, now + offset)
-    ? k.policy.syncIntervalMs
-    : Math.max(slowSyncMs, k.policy.syncIntervalMs);
+  const busy = isBusy(k, now + offset);
+  const interval = busy ? k.policy.syncIntervalMs : Math.max(slowSyncMs, k.policy.syncIntervalMs);
+  if (!busy && k.idleCredit && isSparse(k, now)) {
+    // idle credit holding admits: nothing but time or a refill (spend touches it) makes it due sooner;
+    // looked at where it could ride along, then where it is due alone
+    const ride = k.lastSync + sparseWaitMs(k, interval) - k.policy.syncIntervalMs;
+    return Math.min(at, ride > now ? ride : ride + k.policy.syncIntervalMs);
+  }
   const half = k.lastSync + interval / 2;
   const due = k.lastSync + interval;
   return Math.min(at, recheck, half > now ? half : Math.max(due, now));
