@@ -320,7 +320,7 @@ export function describeLimiterScenarios(adapter: LimiterAdapter): void {
         const connection = await adapter.connect(server.url);
         handles.push(connection);
         // not started (no background rounds): only the waiting check syncs; credit far below its limit
-        // is leased 400 ms (4 leases, within the 1 s window) and lapses after 300 ms
+        // is leased for its 1 s window and lapses after 750 ms
         const limiter = new Limiter(
           { podId: "late", service: "x4", leaseTtlMs: 100 },
           new RedisStore(connection.exec),
@@ -334,7 +334,7 @@ export function describeLimiterScenarios(adapter: LimiterAdapter): void {
         });
         await limiter.check("late"); // cold credit, then its sync
         for (let i = 0; i < 10; i++) {
-          await sleep(350); // the credit lapses and the view is older than cacheTtlMs: the check waits
+          await sleep(800); // the credit lapses and the view is older than cacheTtlMs: the check waits
           const pending = limiter.check("late");
           // once the sync is written, block past its 10 ms deadline while Redis answers
           await new Promise<void>((r) =>

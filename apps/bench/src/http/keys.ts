@@ -20,4 +20,6 @@ export interface Scenario {
   tag: string;
   /** How long no key may sync before the setup counts as drained (default 2 s). */
   quietMs?: number;
+  /** The setup also waits until no key holds an admit the store has not seen (default true). */
+  awaitPushes?: boolean;
 }

@@ -53,18 +53,19 @@ export function creditIdle(k: RateKeyState, held: number, t: number): boolean {
   return loadFraction(k, t) + (held + k.view.reservedOthers) / Math.max(k.minCapacity, 1) <= 0.5;
 }
 
-/** Idle credit is leased up to this many leaseTtlMs. */
-export const IDLE_LEASES = 4;
+/** Idle credit is leased at most this long. */
+export const IDLE_LEASE_CAP_MS = 60_000;
 
 /**
  * Extension (idle credit, docs/protocol.md#s3-2): the lease of credit far below the limit: the key's
- * longest window, between leaseTtlMs and IDLE_LEASES of them. A key used every few seconds then
- * admits from credit instead of waiting for a round trip, and pushes several admits in one sync.
+ * longest window, at most a minute, at least leaseTtlMs. A key used every few seconds (a client
+ * back every 20 s) then admits from credit instead of waiting for a round trip each time, and
+ * pushes its admits in one sync.
  */
 export function idleLeaseMs(k: RateKeyState, leaseTtlMs: number): number {
   let longest = 0;
   for (const w of k.windows) longest = Math.max(longest, w.windowMs);
-  return Math.max(leaseTtlMs, Math.min(IDLE_LEASES * leaseTtlMs, longest));
+  return Math.max(leaseTtlMs, Math.min(IDLE_LEASE_CAP_MS, longest));
 }
 
 /**

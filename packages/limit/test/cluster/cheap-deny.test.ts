@@ -54,8 +54,9 @@ describe("no false denial on a slow round", () => {
     await l.start();
     l.setFamily("k:", { algorithm: "sliding_window", requestsPerMinute: 60_000_000 });
     expect((await l.check("k:a")).kind).toBe("allow");
-    // the credit lapses and the view is from the previous minute: the next request waits for a sync
-    await clock.advanceAsync(61_000);
+    // the idle credit (renewed by its admit's push at 44.9 s, trusted 45 s) lapses and the view is
+    // from the previous minute: the next request waits for a sync
+    await clock.advanceAsync(91_000);
     hold = true;
     const pending = l.check("k:a");
     for (let ms = 0; ms < 100; ms++) await clock.advanceAsync(1);

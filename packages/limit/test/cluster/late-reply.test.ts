@@ -35,8 +35,8 @@ describe("a reply later than its credit's trust", () => {
     it(`${algorithm}: the waiting check is allowed by the units admitted for it, not denied`, async () => {
       const clock = new ManualClock();
       const store = new GatedStore(new MemoryStore(clock));
-      // credit far below its limit is leased for 400 ms (4 leases, within the 1 s window) and trusted
-      // for 300 ms of it, from the time its round was sent
+      // credit far below its limit is leased for its 1 s window (at most a minute) and trusted for
+      // 750 ms of it, from the time its round was sent
       const limiter = new Limiter({ podId: "late", leaseTtlMs: 100 }, store, clock);
       limiter.setPolicy("k", {
         algorithm,
@@ -48,12 +48,12 @@ describe("a reply later than its credit's trust", () => {
       expect((await limiter.check("k")).kind).toBe("allow");
       await turns();
       for (let i = 0; i < 5; i++) {
-        await clock.advanceAsync(350); // the credit lapses: the next check waits for a sync
+        await clock.advanceAsync(800); // the credit lapses: the next check waits for a sync
         store.held = true;
         const pending = limiter.check("k");
         await turns();
         expect(store.waiting).toBe(true);
-        clock.stall(320); // the loop was blocked past the wait's deadline and the trust; the reply is in
+        clock.stall(770); // the loop was blocked past the wait's deadline and the trust; the reply is in
         store.held = false;
         store.letThrough();
         await turns();
