@@ -80,7 +80,7 @@ export class SyncPart {
   awake: boolean = false;
   /** A parked key's refill threshold while it is parked (its own is then +inf). */
   parkedRefillBelow: number = 0;
-  /** The credit was leased for longer than leaseTtlMs: far below its limit (rate-sync.ts, idleLeaseMs). */
+  /** The credit was leased for longer than leaseTtlMs: far below its limit (idle-credit.ts). */
   idleCredit: boolean = false;
   creditWindowEnd: number = Number.POSITIVE_INFINITY;
   pushId: string | undefined = undefined;

@@ -1,8 +1,9 @@
-import { free, retryAfterMs, usage } from "../store/algorithm.js";
+import { free, retryAfterMs } from "../store/algorithm.js";
 import { FIXED_WINDOW, TOKEN_BUCKET } from "../store/algorithm-code.js";
 import type { RateReply, RateRequest } from "../store/types.js";
 import { dropStaleDirect, holdDirectUntil } from "./direct-units.js";
 import { longestRetryMs, snapshotHeaders } from "./headers.js";
+import { creditIdle, idleLeaseMs, idleTarget, isBusy } from "./idle-credit.js";
 import { droppedSoFar } from "./ledger.js";
 import { hitsChargedNow, pushTimes } from "./push-times.js";
 import type { RateKeyState } from "./rate-key.js";
@@ -27,45 +28,6 @@ export interface RateSend {
   request: RateRequest;
   /** Sent while credit stays within this replica's share after an outage. */
   capped: boolean;
-}
-
-/** Load of a key at store time `t`: the fullest window, counting admits the store has not seen. */
-export function loadFraction(k: RateKeyState, t: number): number {
-  const extra = k.localExtra();
-  let load = 0;
-  for (let i = 0; i < k.windows.length; i++) {
-    const cap = k.capacities[i]!;
-    load = Math.max(load, (usage(k.alg, k.windows[i]!, k.view.windows[i]!, t) + extra) / Math.max(cap, 1));
-  }
-  return load;
-}
-
-/** Denied since the last sync, or a window more than half full: the key syncs at its own interval. */
-export function isBusy(k: RateKeyState, t: number): boolean {
-  return k.denied > 0 || loadFraction(k, t) > 0.5;
-}
-
-/**
- * Credit far below the limit: the key's fullest window, with `held` units this replica holds and
- * what the others hold, stays within half its capacity.
- */
-export function creditIdle(k: RateKeyState, held: number, t: number): boolean {
-  return loadFraction(k, t) + (held + k.view.reservedOthers) / Math.max(k.minCapacity, 1) <= 0.5;
-}
-
-/** Idle credit is leased at most this long. */
-export const IDLE_LEASE_CAP_MS = 60_000;
-
-/**
- * Extension (idle credit, docs/protocol.md#s3-2): the lease of credit far below the limit: the key's
- * longest window, at most a minute, at least leaseTtlMs. A key used every few seconds (a client
- * back every 20 s) then admits from credit instead of waiting for a round trip each time, and
- * pushes its admits in one sync.
- */
-export function idleLeaseMs(k: RateKeyState, leaseTtlMs: number): number {
-  let longest = 0;
-  for (const w of k.windows) longest = Math.max(longest, w.windowMs);
-  return Math.max(leaseTtlMs, Math.min(IDLE_LEASE_CAP_MS, longest));
 }
 
 /**
@@ -130,9 +92,12 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
   // window or token bucket, where it may fill the pool (it waits because that credit falls short)
   const head = recovering || capped || k.waiters === 0 || k.ledger === undefined ? 0 : k.ledger.head;
   if (head >= 2 && k.alg !== FIXED_WINDOW) k.credit = Math.min(k.credit, k.admitted);
+  // idle only when neither recovering nor capped, where the need is every waiter
+  const idle = !recovering && !capped && k.denied === 0 && creditIdle(k, target + k.waiters, t);
+  if (idle && k.lastSync !== Number.NEGATIVE_INFINITY)
+    target = idleTarget(k, target, ewma, t, options.leaseTtlMs);
   const unused = Math.min(k.unused(), target);
   const need = recovering ? 0 : capped ? Math.min(k.waiters, target - unused) : k.waiters;
-  const idle = !recovering && !capped && k.denied === 0 && creditIdle(k, target + need, t);
   const request: RateRequest = {
     key: k.storeKey,
     alg: k.alg,

@@ -1,7 +1,7 @@
 import type { Clock, Timer } from "../clock/clock.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
+import { creditIdle, isBusy } from "./idle-credit.js";
 import type { RateKeyState } from "./rate-key.js";
-import { creditIdle, isBusy } from "./rate-sync.js";
 import { claim, type SyncEnv } from "./sync-maths.js";
 
 /** When keys are due for a sync, and the timers that run rounds (see docs/protocol.md#s2-7, #s2-8). */
@@ -70,7 +70,7 @@ export function givesBack(env: SyncEnv, k: RateKeyState, now: number): boolean {
  */
 export function isSparse(k: RateKeyState, now: number): boolean {
   const pending = k.admitted - k.pushed;
-  // idle credit (rate-sync.ts, idleLeaseMs) holds any admits made from it until it nears its lapse
+  // idle credit (idle-credit.ts) holds any admits made from it until it nears its lapse
   const held = k.idleCredit ? pending >= 1 : pending === 1;
   return k.denied === 0 && held && k.unused() >= 1 && now < k.validUntil;
 }

@@ -1,7 +1,7 @@
 import { TimeQueue } from "../store/time-queue.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
+import { isBusy } from "./idle-credit.js";
 import type { RateKeyState } from "./rate-key.js";
-import { isBusy } from "./rate-sync.js";
 import { concurrencyDue, givesBack, isSparse, rateDue, sparseWaitMs } from "./schedule.js";
 import { claim, type SyncEnv } from "./sync-maths.js";
 

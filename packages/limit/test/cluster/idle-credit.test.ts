@@ -58,3 +58,60 @@ it("credit near its limit keeps the lease: two admits are pushed within slowSync
   expect(push!.at - synced.at).toBeLessThanOrEqual(1000 + 20);
   await l.shutdown();
 });
+
+/** Rounds that carried this key, after the first. */
+const keySyncs = (sent: ReturnType<typeof spiedStore>["sent"]) =>
+  sent.filter((s) => s.request.rates.length > 0).slice(1);
+
+it("idle credit covers a lease of demand: a key used every 250 ms syncs about once a lease", {
+  timeout: 30_000,
+}, async () => {
+  const clock = new ManualClock();
+  const { sent, store } = spiedStore(clock);
+  const l = new Limiter({ podId: "p0" }, store, clock);
+  await l.start();
+  l.setPolicy("api", { requestsPerMinute: 6_000_000 });
+  expect((await l.check("api")).kind).toBe("allow");
+  let admitted = 1;
+  for (let ms = 0; ms < 120_000; ms += 10) {
+    if (ms % 250 === 0) {
+      const d = l.tryCheck("api") ?? (await l.check("api"));
+      expect(d.kind).toBe("allow");
+      admitted++;
+    }
+    await clock.advanceAsync(10);
+  }
+  const syncs = keySyncs(sent);
+  // 480 admits in 2 minutes; with 3 s of demand per credit (12 admits) it was one sync every 3 s (40)
+  expect(syncs.length).toBeGreaterThan(0);
+  expect(syncs.length).toBeLessThanOrEqual(5);
+  const wanted = Math.max(...syncs.map((s) => s.request.rates[0]!.want + s.request.rates[0]!.unused));
+  // 4 a second for the 45 s the lease is trusted
+  expect(wanted).toBeGreaterThanOrEqual(150);
+  expect(l.outcomeCount("allowSync")).toBe(0);
+  await l.shutdown();
+  const pushed = sent.flatMap((s) => s.request.rates).reduce((n, r) => n + r.hits + r.hitsOld, 0);
+  expect(pushed).toBe(admitted);
+});
+
+it("idle credit stays within half the limit with what the window holds", { timeout: 30_000 }, async () => {
+  const clock = new ManualClock();
+  const { sent, store } = spiedStore(clock);
+  const l = new Limiter({ podId: "p0" }, store, clock);
+  await l.start();
+  l.setPolicy("api", { requestsPerMinute: 150 });
+  expect((await l.check("api")).kind).toBe("allow");
+  for (let ms = 0; ms < 120_000; ms += 10) {
+    if (ms % 1000 === 0) expect((l.tryCheck("api") ?? (await l.check("api"))).kind).toBe("allow");
+    await clock.advanceAsync(10);
+  }
+  const asked = keySyncs(sent).map((s) => ({ at: s.at - sent[0]!.at, r: s.request.rates[0]! }));
+  const idle = asked.filter((a) => a.r.leaseTtlMs === 60_000);
+  // early on the lease's demand fits: about 45 units at one a second
+  expect(idle[0]!.r.unused + idle[0]!.r.want).toBeGreaterThanOrEqual(45);
+  // once the window holds 60 admits of 150, at most what keeps it half full (75) is held
+  const late = idle.filter((a) => a.at >= 61_000);
+  expect(late.length).toBeGreaterThan(0);
+  for (const a of late) expect(a.r.unused + a.r.want).toBeLessThanOrEqual(75 - 40);
+  await l.shutdown();
+});
