@@ -4,8 +4,20 @@
 
 import { expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
+import type { RateLimitConfig } from "../../src/cluster/config.js";
 import { Limiter } from "../../src/cluster/limiter.js";
 import { spiedStore } from "./spied-store.js";
+
+/** A limiter on a spied MemoryStore whose key "api" has the policy and was checked once. */
+async function checkedOnce(policy: RateLimitConfig) {
+  const clock = new ManualClock();
+  const { sent, store } = spiedStore(clock);
+  const l = new Limiter({ podId: "p0" }, store, clock);
+  await l.start();
+  l.setPolicy("api", policy);
+  expect((await l.check("api")).kind).toBe("allow");
+  return { clock, sent, l };
+}
 
 const pushes = (sent: ReturnType<typeof spiedStore>["sent"]) =>
   sent.filter((s) => s.request.rates.some((r) => r.hits + r.hitsOld > 0));
@@ -13,12 +25,7 @@ const pushes = (sent: ReturnType<typeof spiedStore>["sent"]) =>
 it("admits from idle credit are pushed in one sync, before the credit lapses", {
   timeout: 30_000,
 }, async () => {
-  const clock = new ManualClock();
-  const { sent, store } = spiedStore(clock);
-  const l = new Limiter({ podId: "p0" }, store, clock);
-  await l.start();
-  l.setPolicy("api", { requestsPerMinute: 6_000_000 });
-  expect((await l.check("api")).kind).toBe("allow");
+  const { clock, sent, l } = await checkedOnce({ requestsPerMinute: 6_000_000 });
   const synced = sent.at(-1)!;
   // the minute window: trusted for 45 s of it
   expect(synced.request.rates[0]!.leaseTtlMs).toBe(60_000);
@@ -39,12 +46,7 @@ it("admits from idle credit are pushed in one sync, before the credit lapses", {
 });
 
 it("credit near its limit keeps the lease: two admits are pushed within slowSyncMs", async () => {
-  const clock = new ManualClock();
-  const { sent, store } = spiedStore(clock);
-  const l = new Limiter({ podId: "p0" }, store, clock);
-  await l.start();
-  l.setPolicy("api", { requestsPerMinute: 20, localAllowance: 1 / 2 });
-  expect((await l.check("api")).kind).toBe("allow");
+  const { clock, sent, l } = await checkedOnce({ requestsPerMinute: 20, localAllowance: 1 / 2 });
   for (let ms = 0; ms < 3000 && pushes(sent).length === 0; ms += 10) await clock.advanceAsync(10);
   const synced = sent.at(-1)!;
   expect(synced.request.rates[0]!.leaseTtlMs).toBe(3000);
@@ -66,12 +68,7 @@ const keySyncs = (sent: ReturnType<typeof spiedStore>["sent"]) =>
 it("idle credit covers a lease of demand: a key used every 250 ms syncs about once a lease", {
   timeout: 30_000,
 }, async () => {
-  const clock = new ManualClock();
-  const { sent, store } = spiedStore(clock);
-  const l = new Limiter({ podId: "p0" }, store, clock);
-  await l.start();
-  l.setPolicy("api", { requestsPerMinute: 6_000_000 });
-  expect((await l.check("api")).kind).toBe("allow");
+  const { clock, sent, l } = await checkedOnce({ requestsPerMinute: 6_000_000 });
   let admitted = 1;
   for (let ms = 0; ms < 120_000; ms += 10) {
     if (ms % 250 === 0) {
@@ -95,12 +92,7 @@ it("idle credit covers a lease of demand: a key used every 250 ms syncs about on
 });
 
 it("idle credit stays within half the limit with what the window holds", { timeout: 30_000 }, async () => {
-  const clock = new ManualClock();
-  const { sent, store } = spiedStore(clock);
-  const l = new Limiter({ podId: "p0" }, store, clock);
-  await l.start();
-  l.setPolicy("api", { requestsPerMinute: 150 });
-  expect((await l.check("api")).kind).toBe("allow");
+  const { clock, sent, l } = await checkedOnce({ requestsPerMinute: 150 });
   for (let ms = 0; ms < 120_000; ms += 10) {
     if (ms % 1000 === 0) expect((l.tryCheck("api") ?? (await l.check("api"))).kind).toBe("allow");
     await clock.advanceAsync(10);
