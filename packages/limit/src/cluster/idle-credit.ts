@@ -19,11 +19,16 @@ export function isBusy(k: RateKeyState, t: number): boolean {
 }
 
 /**
- * Credit far below the limit: the key's fullest window, with `held` units this replica holds and
- * what the others hold, stays within half its capacity.
+ * Units this replica may hold while the key stays far below its limit: its fullest window, with
+ * what the others hold, within half its capacity.
  */
+export function idleRoom(k: RateKeyState, t: number): number {
+  return (0.5 - loadFraction(k, t)) * Math.max(k.minCapacity, 1) - k.view.reservedOthers;
+}
+
+/** Credit far below the limit: `held` units here fit the key's idle room. */
 export function creditIdle(k: RateKeyState, held: number, t: number): boolean {
-  return loadFraction(k, t) + (held + k.view.reservedOthers) / Math.max(k.minCapacity, 1) <= 0.5;
+  return held <= idleRoom(k, t);
 }
 
 /** Idle credit is leased at most this long. */
@@ -50,11 +55,9 @@ export function idleTarget(
   k: RateKeyState,
   target: number,
   ewma: number,
-  t: number,
+  room: number,
   leaseTtlMs: number,
 ): number {
   const demand = Math.ceil(ewma * CREDIT_TRUST * idleLeaseMs(k, leaseTtlMs));
-  const room =
-    Math.floor((0.5 - loadFraction(k, t)) * Math.max(k.minCapacity, 1) - k.view.reservedOthers) - k.waiters;
-  return Math.max(target, Math.min(demand, room));
+  return Math.max(target, Math.min(demand, Math.floor(room) - k.waiters));
 }

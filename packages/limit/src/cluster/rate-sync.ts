@@ -3,7 +3,7 @@ import { FIXED_WINDOW, TOKEN_BUCKET } from "../store/algorithm-code.js";
 import type { RateReply, RateRequest } from "../store/types.js";
 import { dropStaleDirect, holdDirectUntil } from "./direct-units.js";
 import { longestRetryMs, snapshotHeaders } from "./headers.js";
-import { creditIdle, idleLeaseMs, idleTarget, isBusy } from "./idle-credit.js";
+import { idleLeaseMs, idleRoom, idleTarget, isBusy } from "./idle-credit.js";
 import { droppedSoFar } from "./ledger.js";
 import { hitsChargedNow, pushTimes } from "./push-times.js";
 import type { RateKeyState } from "./rate-key.js";
@@ -93,9 +93,10 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
   const head = recovering || capped || k.waiters === 0 || k.ledger === undefined ? 0 : k.ledger.head;
   if (head >= 2 && k.alg !== FIXED_WINDOW) k.credit = Math.min(k.credit, k.admitted);
   // idle only when neither recovering nor capped, where the need is every waiter
-  const idle = !recovering && !capped && k.denied === 0 && creditIdle(k, target + k.waiters, t);
+  const room = !recovering && !capped && k.denied === 0 ? idleRoom(k, t) : Number.NEGATIVE_INFINITY;
+  const idle = target + k.waiters <= room;
   if (idle && k.lastSync !== Number.NEGATIVE_INFINITY)
-    target = idleTarget(k, target, ewma, t, options.leaseTtlMs);
+    target = idleTarget(k, target, ewma, room, options.leaseTtlMs);
   const unused = Math.min(k.unused(), target);
   const need = recovering ? 0 : capped ? Math.min(k.waiters, target - unused) : k.waiters;
   const request: RateRequest = {
