@@ -1,7 +1,7 @@
 import { median, statsRow, unavailableRow } from "../harness.js";
 import { Child, pin } from "../http/children.js";
 import type { Scenario } from "../http/keys.js";
-import type { LoadResult } from "../http/load-main.js";
+import type { LoadRequest, LoadResult } from "../http/load-main.js";
 import type { VariantName } from "../http/server-main.js";
 import { privateRedis } from "../redis.js";
 import type { BenchCase, Row } from "../types.js";
@@ -55,14 +55,36 @@ const VARIANTS: readonly Variant[] = [
   { name: "erl-redis", label: "express-rate-limit + rate-limit-redis", floor: "bare-express", redis: true },
 ];
 
+/**
+ * The order variants are sampled in within a pass (before rotation): each target's pair side by side,
+ * at positions that the first passes' rotations do not split, so a pair's two samples are taken
+ * back to back, whatever the host does a few seconds later.
+ */
+const SAMPLING_ORDER: readonly VariantName[] = [
+  "ours-node-memory",
+  "ours-express-memory",
+  "erl-memory",
+  "bare-node",
+  "express-noop",
+  "ours-node-redis",
+  "rlf-redis",
+  "ours-express-redis",
+  "erl-redis",
+  "ours-node-local",
+  "rlf-memory",
+  "ours-express-local",
+  "bare-express",
+];
+
 const CONNECTIONS = 50;
 const SERVER_CPU = 0;
 const LOAD_CPU = 1;
-/** Samples of each variant per scenario, one per pass over the variants. */
-const PASSES = 5;
+/** Samples of each variant per scenario, one per pass over the variants (BENCH_HTTP_PASSES while tuning). */
+const PASSES = Number(process.env.BENCH_HTTP_PASSES ?? 5);
 const FIRST_WARM_S = 2;
 const WARM_S = 0.3;
-const SAMPLE_S = 0.8;
+/** Seconds per sample: an Express server answers a sixth as many requests, so it is sampled longer. */
+const sampleS = (v: Variant) => (v.floor === "bare-express" ? 2 : 0.8);
 
 // the floors and the no-op layer limit nothing: one mode
 const modesOf = (v: Variant) =>
@@ -99,7 +121,7 @@ async function sample(
 ): Promise<Sample> {
   const run = (durationS: number) =>
     load.request<{ id: number; ok: boolean; result: LoadResult }>({
-      op: "load",
+      op: "load" satisfies LoadRequest["op"],
       port,
       keys,
       deny,
@@ -156,7 +178,7 @@ interface Running {
 export const http: BenchCase = {
   name: "http",
   title: "HTTP servers with rate limiting (requests per second)",
-  description: `${CONNECTIONS} keep-alive connections (a raw HTTP/1.1 client in its own process) against a server in its own process, every server of a scenario sampled in turn (${PASSES} passes; the one measured alone on a CPU where taskset can pin it); keys in x-key walked in order; every request admitted, or 90 % on keys already over a 1-an-hour limit; ratios to the bare server of the same stack`,
+  description: `${CONNECTIONS} keep-alive connections (a raw HTTP/1.1 client in its own process) against a server in its own process, every server of a scenario sampled in turn (${PASSES} passes, each target's pair back to back; 0.8 s a sample, 2 s for Express; the one measured alone on a CPU where taskset can pin it); keys in x-key walked in order; every request admitted, or 90 % on keys already over a 1-an-hour limit; ratios to the bare server of the same stack`,
   async run(opts) {
     const keyCounts = opts.smoke
       ? [100]
@@ -208,7 +230,10 @@ export const http: BenchCase = {
       // reaches all of them.
       for (const keys of keyCounts) {
         for (const deny of [false, true]) {
-          const group = running.filter((r) => modesOf(r.v).includes(deny));
+          const group = running
+            .filter((r) => modesOf(r.v).includes(deny))
+            .sort((a, b) => SAMPLING_ORDER.indexOf(a.v.name) - SAMPLING_ORDER.indexOf(b.v.name));
+          await load.request({ op: "prepare" satisfies LoadRequest["op"], keys, deny });
           const samples = new Map<Running, Sample[]>();
           // side by side: a limiter's setup waits up to 45 s for its admits to be pushed (idle credit)
           await Promise.all(
@@ -230,12 +255,17 @@ export const http: BenchCase = {
               // a server's first sample also warms its JIT (Express needs more than 0.4 s)
               const warmS = opts.smoke ? 0.1 : r.warm ? WARM_S : FIRST_WARM_S;
               r.warm = true;
-              const s = await sample(r.server, load, r.port, keys, deny, warmS, opts.smoke ? 0.2 : SAMPLE_S);
+              const seconds = opts.smoke ? 0.2 : sampleS(r.v);
+              const s = await sample(r.server, load, r.port, keys, deny, warmS, seconds);
               pin(r.server.pid, LOAD_CPU);
               samples.get(r)!.push(s);
             }
           }
-          for (const r of group) rows.push(rowOf(r.v, keys, deny, samples.get(r)!));
+          // rows in the table's order (VARIANTS), whatever order they were sampled in
+          for (const v of chosen) {
+            const r = group.find((x) => x.v === v);
+            if (r !== undefined) rows.push(rowOf(r.v, keys, deny, samples.get(r)!));
+          }
         }
       }
     } finally {

@@ -2,32 +2,37 @@
 import { httpKeys } from "./keys.js";
 import { buildRequest, type RawLoadResult, runLoad } from "./raw-client.js";
 
-export interface LoadRequest {
-  id: number;
-  op: "load";
-  port: number;
-  keys: number;
-  deny: boolean;
-  durationS: number;
-  connections: number;
-}
+/** `prepare` builds a scenario's walk ahead of its samples; `load` runs one sample (a warm-up or a measure). */
+export type LoadRequest = { id: number; keys: number; deny: boolean } & (
+  | { op: "prepare" }
+  | { op: "load"; port: number; durationS: number; connections: number }
+);
 
 export type LoadResult = RawLoadResult;
 
 const HOST = "127.0.0.1";
-const MAX_WALKS = 16;
-// the requests of each server and walk, kept: the HTTP case takes turns between servers
-const built = new Map<string, Buffer[]>();
+const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
+
+// The walk of the scenario being run (keys in order, shared by every server and connection): one at
+// a time, so the client's heap holds one walk and does not grow while servers are measured.
+let walk: { signature: string; requests: Buffer[] } | undefined;
+
+function walkOf(keys: number, deny: boolean): Buffer[] {
+  const signature = `${keys}/${deny}`;
+  if (walk?.signature !== signature) {
+    walk = undefined;
+    walk = { signature, requests: httpKeys(keys, deny).map((k) => buildRequest(HOST, k)) };
+    // the walk's garbage collected now, not during the scenario's first samples
+    collect();
+  }
+  return walk.requests;
+}
 
 process.on("message", async (m: LoadRequest) => {
-  // The walk is the same for every variant: keys in order, shared by all connections.
-  const signature = `${m.port}/${m.keys}/${m.deny}`;
-  let requests = built.get(signature);
-  if (requests === undefined) {
-    // one walk's requests at a time: a million-key walk per server would hold gigabytes
-    if (built.size >= MAX_WALKS) built.clear();
-    requests = httpKeys(m.keys, m.deny).map((k) => buildRequest(HOST, m.port, k));
-    built.set(signature, requests);
+  const requests = walkOf(m.keys, m.deny);
+  if (m.op === "prepare") {
+    process.send!({ id: m.id, ok: true });
+    return;
   }
   const result = await runLoad(HOST, m.port, requests, m.connections, m.durationS);
   process.send!({ id: m.id, ok: true, result });

@@ -19,6 +19,8 @@ const redis = await privateRedis();
 if (typeof redis === "string") throw new Error(redis);
 const admin = new Redis(redis.port, "127.0.0.1");
 const args = childFlags();
+// PROF_FLAGS="--trace-gc ..." adds node flags to the server child (they are not allowed in NODE_OPTIONS)
+if (process.env.PROF_FLAGS) args.unshift(...process.env.PROF_FLAGS.split(" "));
 if (profDir) args.push("--cpu-prof", `--cpu-prof-dir=${profDir}`);
 const proc = spawn(process.execPath, [...args, `${here}/server-main.ts`, variant!, String(redis.port)], {
   cwd: here,
@@ -39,7 +41,7 @@ const ask = (body: Record<string, unknown>) =>
 const ready = await new Promise<Record<string, unknown>>((r) => waiting.set(0, r));
 const port = ready.port as number;
 await ask({ op: "configure", scenario: { keys, deny, tag: `p${process.pid}` } });
-const requests = httpKeys(keys, deny).map((k) => buildRequest("127.0.0.1", port, k));
+const requests = httpKeys(keys, deny).map((k) => buildRequest("127.0.0.1", k));
 await runLoad("127.0.0.1", port, requests, 50, 0.4);
 await admin.config("RESETSTAT");
 const st0 = (await ask({ op: "stats" })).stats as Record<string, number> | null;
