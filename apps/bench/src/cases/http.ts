@@ -12,6 +12,8 @@ interface Variant {
   /** What its rows are compared with: the bare server of the same stack. */
   floor: "bare-node" | "bare-express";
   redis: boolean;
+  /** Ours only: the peer of the same kind it is compared with, pass by pass. */
+  peer?: VariantName;
 }
 
 const VARIANTS: readonly Variant[] = [
@@ -28,52 +30,60 @@ const VARIANTS: readonly Variant[] = [
     label: "ours, node:http core, no store (in-process)",
     floor: "bare-node",
     redis: false,
+    peer: "rlf-memory",
   },
-  { name: "ours-node-memory", label: "ours, node:http core, MemoryStore", floor: "bare-node", redis: false },
+  {
+    name: "ours-node-memory",
+    label: "ours, node:http core, MemoryStore",
+    floor: "bare-node",
+    redis: false,
+    peer: "rlf-memory",
+  },
   { name: "rlf-memory", label: "rate-limiter-flexible memory, node:http", floor: "bare-node", redis: false },
   {
     name: "ours-express-local",
     label: "ours, Express middleware, no store (in-process)",
     floor: "bare-express",
     redis: false,
+    peer: "erl-memory",
   },
   {
     name: "ours-express-memory",
     label: "ours, Express middleware, MemoryStore",
     floor: "bare-express",
     redis: false,
+    peer: "erl-memory",
   },
   { name: "erl-memory", label: "express-rate-limit memory", floor: "bare-express", redis: false },
-  { name: "ours-node-redis", label: "ours, node:http core, Redis", floor: "bare-node", redis: true },
+  {
+    name: "ours-node-redis",
+    label: "ours, node:http core, Redis",
+    floor: "bare-node",
+    redis: true,
+    peer: "rlf-redis",
+  },
   { name: "rlf-redis", label: "rate-limiter-flexible Redis, node:http", floor: "bare-node", redis: true },
   {
     name: "ours-express-redis",
     label: "ours, Express middleware, Redis",
     floor: "bare-express",
     redis: true,
+    peer: "erl-redis",
   },
   { name: "erl-redis", label: "express-rate-limit + rate-limit-redis", floor: "bare-express", redis: true },
 ];
 
 /**
- * The order variants are sampled in within a pass (before rotation): each target's pair side by side,
- * at positions that the first passes' rotations do not split, so a pair's two samples are taken
- * back to back, whatever the host does a few seconds later.
+ * Variants sampled side by side in every pass: a block holds a peer beside each server compared with
+ * it (a target's pair, ours beside the peer of its kind), so their samples are taken back to back,
+ * whatever the host does a few seconds later. Passes move whole blocks (passOrder).
  */
-const SAMPLING_ORDER: readonly VariantName[] = [
-  "ours-node-memory",
-  "ours-express-memory",
-  "erl-memory",
-  "bare-node",
-  "express-noop",
-  "ours-node-redis",
-  "rlf-redis",
-  "ours-express-redis",
-  "erl-redis",
-  "ours-node-local",
-  "rlf-memory",
-  "ours-express-local",
-  "bare-express",
+const BLOCKS: readonly (readonly VariantName[])[] = [
+  ["bare-node"],
+  ["ours-node-local", "rlf-memory", "ours-node-memory"],
+  ["ours-node-redis", "rlf-redis"],
+  ["express-noop", "bare-express", "ours-express-local", "erl-memory", "ours-express-memory"],
+  ["ours-express-redis", "erl-redis"],
 ];
 
 const CONNECTIONS = 50;
@@ -161,11 +171,16 @@ function rowOf(v: Variant, keys: number, deny: boolean, samples: readonly Sample
   return statsRow(rowId(v.name, keys, deny), label, "req/s", reqPerS, note);
 }
 
-/** `list` rotated by `pass` and, on odd passes, reversed: each variant meets every position and neighbour. */
-function passOrder<T>(list: readonly T[], pass: number): T[] {
-  const k = pass % list.length;
-  const rotated = [...list.slice(k), ...list.slice(0, k)];
-  return pass % 2 === 1 ? rotated.reverse() : rotated;
+/**
+ * The blocks rotated by `pass` and, on odd passes, reversed (each block too): every block meets
+ * every position, and within a block each server is sampled first as often as second.
+ */
+function passOrder<T extends { v: Variant }>(group: readonly T[], pass: number): T[] {
+  const blocks = BLOCKS.map((b) => group.filter((r) => b.includes(r.v.name))).filter((b) => b.length > 0);
+  if (blocks.reduce((n, b) => n + b.length, 0) !== group.length) throw new Error("a variant is in no block");
+  const k = pass % blocks.length;
+  const rotated = [...blocks.slice(k), ...blocks.slice(0, k)];
+  return pass % 2 === 1 ? rotated.reverse().flatMap((b) => b.reverse()) : rotated.flat();
 }
 
 interface Running {
@@ -178,7 +193,7 @@ interface Running {
 export const http: BenchCase = {
   name: "http",
   title: "HTTP servers with rate limiting (requests per second)",
-  description: `${CONNECTIONS} keep-alive connections (a raw HTTP/1.1 client in its own process) against a server in its own process, every server of a scenario sampled in turn (${PASSES} passes, each target's pair back to back; 0.8 s a sample, 2 s for Express; the one measured alone on a CPU where taskset can pin it); keys in x-key walked in order; every request admitted, or 90 % on keys already over a 1-an-hour limit; ratios to the bare server of the same stack`,
+  description: `${CONNECTIONS} keep-alive connections (a raw HTTP/1.1 client in its own process) against a server in its own process, every server of a scenario sampled in turn (${PASSES} passes, servers compared with each other back to back; 0.8 s a sample, 2 s for Express; the one measured alone on a CPU where taskset can pin it); keys in x-key walked in order; every request admitted, or 90 % on keys already over a 1-an-hour limit; ratios to the bare server of the same stack`,
   async run(opts) {
     const keyCounts = opts.smoke
       ? [100]
@@ -230,9 +245,7 @@ export const http: BenchCase = {
       // reaches all of them.
       for (const keys of keyCounts) {
         for (const deny of [false, true]) {
-          const group = running
-            .filter((r) => modesOf(r.v).includes(deny))
-            .sort((a, b) => SAMPLING_ORDER.indexOf(a.v.name) - SAMPLING_ORDER.indexOf(b.v.name));
+          const group = running.filter((r) => modesOf(r.v).includes(deny));
           await load.request({ op: "prepare" satisfies LoadRequest["op"], keys, deny });
           const samples = new Map<Running, Sample[]>();
           // side by side: a limiter's setup waits up to 45 s for its admits to be pushed (idle credit)
@@ -261,11 +274,7 @@ export const http: BenchCase = {
               samples.get(r)!.push(s);
             }
           }
-          // rows in the table's order (VARIANTS), whatever order they were sampled in
-          for (const v of chosen) {
-            const r = group.find((x) => x.v === v);
-            if (r !== undefined) rows.push(rowOf(r.v, keys, deny, samples.get(r)!));
-          }
+          for (const r of group) rows.push(rowOf(r.v, keys, deny, samples.get(r)!));
         }
       }
     } finally {
@@ -284,6 +293,13 @@ export const http: BenchCase = {
       const floor = byId.get(rowId(v!.floor, keys, false));
       if (row.available && floor?.available && !row.id.startsWith("bare"))
         row.note = `${(row.median! / floor.median!).toFixed(2)}x ${v!.floor}; ${row.note}`;
+      // against its peer as the targets compare: the median of the passes' ratios
+      const peer =
+        v!.peer === undefined ? undefined : byId.get(rowId(v!.peer, keys, row.id.endsWith("deny90")));
+      if (row.available && peer?.available && peer.values?.length === row.values?.length) {
+        const paired = median(row.values!.map((x, i) => x / peer.values![i]!));
+        row.note = `${paired.toFixed(2)}x ${v!.peer} pass by pass; ${row.note}`;
+      }
     }
     return rows;
   },
