@@ -26,6 +26,13 @@ const VARIANTS: readonly Variant[] = [
     redis: false,
   },
   {
+    name: "express-headers",
+    label:
+      "bare express + the three X-RateLimit-* headers ours sends by default, fixed values (what sending them costs)",
+    floor: "bare-express",
+    redis: false,
+  },
+  {
     name: "ours-node-local",
     label: "ours, node:http core, no store (in-process)",
     floor: "bare-node",
@@ -82,7 +89,14 @@ const BLOCKS: readonly (readonly VariantName[])[] = [
   ["bare-node"],
   ["ours-node-local", "rlf-memory", "ours-node-memory"],
   ["ours-node-redis", "rlf-redis"],
-  ["express-noop", "bare-express", "ours-express-local", "erl-memory", "ours-express-memory"],
+  [
+    "express-noop",
+    "bare-express",
+    "ours-express-local",
+    "express-headers",
+    "erl-memory",
+    "ours-express-memory",
+  ],
   ["ours-express-redis", "erl-redis"],
 ];
 
@@ -95,10 +109,12 @@ const FIRST_WARM_S = 2;
 const WARM_S = 0.3;
 /** Seconds per sample: an Express server answers a sixth as many requests, so it is sampled longer. */
 const sampleS = (v: Variant) => (v.floor === "bare-express" ? 2 : 0.8);
+/** A sample is taken in this many parts, the servers of its block taking turns (ABBA) between parts. */
+const PARTS = 4;
 
-// the floors and the no-op layer limit nothing: one mode
+// the floors and the bare Express controls limit nothing: one mode
 const modesOf = (v: Variant) =>
-  v.name.startsWith("bare") || v.name === "express-noop" ? [false] : [false, true];
+  v.name.startsWith("bare") || v.name.startsWith("express-") ? [false] : [false, true];
 
 /** One sample of one variant in one scenario. */
 interface Sample {
@@ -110,6 +126,26 @@ interface Sample {
   keySyncs: number;
   rounds: number;
   requests: number;
+  seconds: number;
+}
+
+/** One sample from its parts: their requests over their seconds; p99 the parts' median. */
+function combine(parts: readonly Sample[]): Sample {
+  const sum = (f: keyof Sample) => parts.reduce((a, p) => a + p[f], 0);
+  const requests = sum("requests");
+  const n = Math.max(1, requests);
+  const weighted = (f: "cpuPerReq" | "deniedPct") => parts.reduce((a, p) => a + p[f] * p.requests, 0) / n;
+  return {
+    reqPerS: requests / sum("seconds"),
+    cpuPerReq: weighted("cpuPerReq"),
+    p99Ms: median(parts.map((p) => p.p99Ms)),
+    deniedPct: weighted("deniedPct"),
+    errors: sum("errors"),
+    keySyncs: sum("keySyncs"),
+    rounds: sum("rounds"),
+    requests,
+    seconds: sum("seconds"),
+  };
 }
 
 const fmt = (x: number, digits = 0) => x.toLocaleString("en-US", { maximumFractionDigits: digits });
@@ -138,7 +174,7 @@ async function sample(
       durationS,
       connections: CONNECTIONS,
     });
-  await run(warmS);
+  if (warmS > 0) await run(warmS);
   const stats0 = (await server.request<Stats>({ op: "stats" })).stats;
   const cpu0 = (await server.request<Cpu>({ op: "cpu" })).cpuUs;
   const { result } = await run(seconds);
@@ -155,6 +191,7 @@ async function sample(
     keySyncs: delta("keySyncs"),
     rounds: delta("rounds"),
     requests: result.requests,
+    seconds: result.seconds,
   };
 }
 
@@ -175,12 +212,12 @@ function rowOf(v: Variant, keys: number, deny: boolean, samples: readonly Sample
  * The blocks rotated by `pass` and, on odd passes, reversed (each block too): every block meets
  * every position, and within a block each server is sampled first as often as second.
  */
-function passOrder<T extends { v: Variant }>(group: readonly T[], pass: number): T[] {
+function passOrder<T extends { v: Variant }>(group: readonly T[], pass: number): T[][] {
   const blocks = BLOCKS.map((b) => group.filter((r) => b.includes(r.v.name))).filter((b) => b.length > 0);
   if (blocks.reduce((n, b) => n + b.length, 0) !== group.length) throw new Error("a variant is in no block");
   const k = pass % blocks.length;
   const rotated = [...blocks.slice(k), ...blocks.slice(0, k)];
-  return pass % 2 === 1 ? rotated.reverse().flatMap((b) => b.reverse()) : rotated.flat();
+  return pass % 2 === 1 ? rotated.reverse().map((b) => b.reverse()) : rotated;
 }
 
 interface Running {
@@ -193,7 +230,7 @@ interface Running {
 export const http: BenchCase = {
   name: "http",
   title: "HTTP servers with rate limiting (requests per second)",
-  description: `${CONNECTIONS} keep-alive connections (a raw HTTP/1.1 client in its own process) against a server in its own process, every server of a scenario sampled in turn (${PASSES} passes, servers compared with each other back to back; 0.8 s a sample, 2 s for Express; the one measured alone on a CPU where taskset can pin it); keys in x-key walked in order; every request admitted, or 90 % on keys already over a 1-an-hour limit; ratios to the bare server of the same stack`,
+  description: `${CONNECTIONS} keep-alive connections (a raw HTTP/1.1 client in its own process) against a server in its own process, every server of a scenario sampled in turn (${PASSES} passes; servers compared with each other sampled in ${PARTS} parts each, taking turns; 0.8 s a sample, 2 s for Express; the one measured alone on a CPU where taskset can pin it); keys in x-key walked in order; every request admitted, or 90 % on keys already over a 1-an-hour limit; ratios to the bare server of the same stack`,
   async run(opts) {
     const keyCounts = opts.smoke
       ? [100]
@@ -262,16 +299,22 @@ export const http: BenchCase = {
               return r.server.request({ op: "configure", scenario }, 180_000);
             }),
           );
+          const parts = opts.smoke ? 1 : PARTS;
           for (let pass = 0; pass < passes; pass++) {
-            for (const r of passOrder(group, pass)) {
-              pin(r.server.pid, SERVER_CPU);
-              // a server's first sample also warms its JIT (Express needs more than 0.4 s)
-              const warmS = opts.smoke ? 0.1 : r.warm ? WARM_S : FIRST_WARM_S;
-              r.warm = true;
-              const seconds = opts.smoke ? 0.2 : sampleS(r.v);
-              const s = await sample(r.server, load, r.port, keys, deny, warmS, seconds);
-              pin(r.server.pid, LOAD_CPU);
-              samples.get(r)!.push(s);
+            for (const block of passOrder(group, pass)) {
+              const taken = new Map<Running, Sample[]>(block.map((r) => [r, []]));
+              for (let part = 0; part < parts; part++) {
+                for (const r of part % 2 === 0 ? block : [...block].reverse()) {
+                  pin(r.server.pid, SERVER_CPU);
+                  // a server's first sample also warms its JIT (Express needs more than 0.4 s)
+                  const warmS = part > 0 ? 0 : opts.smoke ? 0.1 : r.warm ? WARM_S : FIRST_WARM_S;
+                  r.warm = true;
+                  const seconds = (opts.smoke ? 0.2 : sampleS(r.v)) / parts;
+                  taken.get(r)!.push(await sample(r.server, load, r.port, keys, deny, warmS, seconds));
+                  pin(r.server.pid, LOAD_CPU);
+                }
+              }
+              for (const [r, p] of taken) samples.get(r)!.push(combine(p));
             }
           }
           for (const r of group) rows.push(rowOf(r.v, keys, deny, samples.get(r)!));

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { X_RATELIMIT_LIMIT, X_RATELIMIT_REMAINING, X_RATELIMIT_RESET } from "@resil/http";
 import express from "express";
 import { MemoryStore, rateLimit, type Store } from "express-rate-limit";
 import type { Redis } from "ioredis";
@@ -86,11 +87,20 @@ export function bareNode(): Listener {
   return (_req, res) => res.end("ok");
 }
 
-export function bareExpress(noopLayer = false): Listener {
+/**
+ * A bare Express app; with `extra` "layer", one no-op middleware more (what any middleware costs
+ * before it does anything); with "headers", the three `X-RateLimit-*` headers ours sends by default,
+ * fixed values set in the handler (what sending them costs, whoever computes them).
+ */
+export function bareExpress(extra?: "layer" | "headers"): Listener {
   const app = express();
-  // what any middleware costs before it does anything: one more layer for Express's router to run
-  if (noopLayer) app.use((_req, _res, next) => next());
+  if (extra === "layer") app.use((_req, _res, next) => next());
   app.use((_req, res) => {
+    if (extra === "headers") {
+      res.setHeader(X_RATELIMIT_LIMIT, "2000000000");
+      res.setHeader(X_RATELIMIT_REMAINING, "1999999999");
+      res.setHeader(X_RATELIMIT_RESET, "1764900000");
+    }
     res.send("ok");
   });
   return app;

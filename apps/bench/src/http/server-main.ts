@@ -10,6 +10,7 @@ export type VariantName =
   | "bare-node"
   | "bare-express"
   | "express-noop"
+  | "express-headers"
   | "ours-node-local"
   | "ours-node-memory"
   | "ours-node-redis"
@@ -53,7 +54,9 @@ async function build(s: Scenario): Promise<[Listener, () => Promise<void>]> {
     case "bare-express":
       return [bareExpress(), noop];
     case "express-noop":
-      return [bareExpress(true), noop];
+      return [bareExpress("layer"), noop];
+    case "express-headers":
+      return [bareExpress("headers"), noop];
     case "ours-node-local":
     case "ours-node-memory":
     case "ours-node-redis":
