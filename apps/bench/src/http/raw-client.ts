@@ -7,6 +7,8 @@ export interface RawLoadResult {
   non2xx: number;
   p99Ms: number;
   errors: number;
+  /** Where the walk stopped: the index of the request the next run should start from. */
+  next: number;
 }
 
 const HEADER_END = Buffer.from("\r\n\r\n");
@@ -43,8 +45,10 @@ export function runLoad(
   requests: readonly Buffer[],
   connections: number,
   durationS: number,
+  /** Where in `requests` to start (a run that goes on with the walk of the one before). */
+  start = 0,
 ): Promise<RawLoadResult> {
-  let next = 0;
+  let next = start % requests.length;
   let done = 0;
   let non2xx = 0;
   let errors = 0;
@@ -66,7 +70,8 @@ export function runLoad(
       clearTimeout(guard);
       const seconds = (performance.now() - started) / 1000;
       const sorted = latencies.subarray(0, done).sort();
-      resolve({ requests: done, seconds, non2xx, p99Ms: sorted[Math.floor(0.99 * (done - 1))] ?? 0, errors });
+      const p99Ms = sorted[Math.floor(0.99 * (done - 1))] ?? 0;
+      resolve({ requests: done, seconds, non2xx, p99Ms, errors, next });
     };
     for (let c = 0; c < connections; c++) {
       const socket: Socket = connect(port, host);
