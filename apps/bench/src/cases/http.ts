@@ -82,8 +82,8 @@ const VARIANTS: readonly Variant[] = [
 
 /**
  * Variants sampled side by side in every pass: a block holds a peer beside each server compared with
- * it (a target's pair, ours beside the peer of its kind), so their samples are taken back to back,
- * whatever the host does a few seconds later. Passes move whole blocks (passOrder).
+ * it (a target's pair, ours beside the peer of its kind); a block's servers take turns within each
+ * sample (PARTS), whatever the host does a few seconds later. Passes move whole blocks (passOrder).
  */
 const BLOCKS: readonly (readonly VariantName[])[] = [
   ["bare-node"],
