@@ -105,6 +105,9 @@ const SERVER_CPU = 0;
 const LOAD_CPU = 1;
 /** Samples of each variant per scenario, one per pass over the variants (BENCH_HTTP_PASSES while tuning). */
 const PASSES = Number(process.env.BENCH_HTTP_PASSES ?? 5);
+
+/** Node flags for every server alike, e.g. BENCH_NODE_FLAGS="--max-semi-space-size=64" (none by default). */
+const SERVER_FLAGS = process.env.BENCH_NODE_FLAGS?.split(" ").filter((f) => f.length > 0) ?? [];
 const FIRST_WARM_S = 2;
 const WARM_S = 0.3;
 /** Seconds per sample: an Express server answers a sixth as many requests, so it is sampled longer. */
@@ -267,6 +270,7 @@ export const http: BenchCase = {
           "server-main.ts",
           [v.name, String(typeof redis === "string" ? 0 : redis.port)],
           LOAD_CPU,
+          SERVER_FLAGS,
         );
         const r: Running = { v, server, port: 0, warm: false };
         running.push(r);

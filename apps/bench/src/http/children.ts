@@ -35,9 +35,12 @@ export class Child {
     });
   }
 
-  /** Starts `script` (next to this file), loading resil's packages as this process does, on `cpu` if it can. */
-  static start(script: string, args: string[], cpu?: number): Child {
-    const proc = spawn(process.execPath, [...childFlags(), `${here}/${script}`, ...args], {
+  /**
+   * Starts `script` (next to this file), loading resil's packages as this process does, on `cpu` if
+   * it can, with `nodeFlags` before the script (node options NODE_OPTIONS does not take).
+   */
+  static start(script: string, args: string[], cpu?: number, nodeFlags: string[] = []): Child {
+    const proc = spawn(process.execPath, [...nodeFlags, ...childFlags(), `${here}/${script}`, ...args], {
       cwd: here,
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });

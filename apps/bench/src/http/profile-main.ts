@@ -42,11 +42,14 @@ const ready = await new Promise<Record<string, unknown>>((r) => waiting.set(0, r
 const port = ready.port as number;
 await ask({ op: "configure", scenario: { keys, deny, tag: `p${process.pid}` } });
 const requests = httpKeys(keys, deny).map((k) => buildRequest("127.0.0.1", k));
-await runLoad("127.0.0.1", port, requests, 50, 0.4);
+const warm = await runLoad("127.0.0.1", port, requests, 50, 0.4);
+// PROF_IDLE_S=70: every key comes back after its idle credit lapsed and it was forgotten
+const idleS = Number(process.env.PROF_IDLE_S ?? 0);
+if (idleS > 0) await new Promise((r) => setTimeout(r, idleS * 1000));
 await admin.config("RESETSTAT");
 const st0 = (await ask({ op: "stats" })).stats as Record<string, number> | null;
 const cpu0 = (await ask({ op: "cpu" })).cpuUs as number;
-const r = await runLoad("127.0.0.1", port, requests, 50, seconds);
+const r = await runLoad("127.0.0.1", port, requests, 50, seconds, idleS > 0 ? warm.next : 0);
 const cpu1 = (await ask({ op: "cpu" })).cpuUs as number;
 const st1 = (await ask({ op: "stats" })).stats as Record<string, number> | null;
 if (st0 && st1) {
