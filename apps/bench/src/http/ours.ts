@@ -9,7 +9,8 @@ import { ADMIT_LIMIT, httpKeys, type Scenario } from "./keys.js";
 
 export type Listener = (req: IncomingMessage, res: ServerResponse) => void;
 
-const ADMIT: RateLimitConfig = {
+/** The policy of the admitted keys (`k:a…`): a limit never reached. */
+export const ADMIT: RateLimitConfig = {
   algorithm: "sliding_window",
   requestsPerMinute: ADMIT_LIMIT,
   localAllowance: 0.8,

@@ -43,7 +43,7 @@ const port = ready.port as number;
 await ask({ op: "configure", scenario: { keys, deny, tag: `p${process.pid}` } });
 const requests = httpKeys(keys, deny).map((k) => buildRequest("127.0.0.1", k));
 const warm = await runLoad("127.0.0.1", port, requests, 50, 0.4);
-// PROF_IDLE_S=70: every key comes back after its idle credit lapsed and it was forgotten
+// PROF_IDLE_S=70: every key comes back after its idle credit lapsed (most also after they were forgotten)
 const idleS = Number(process.env.PROF_IDLE_S ?? 0);
 if (idleS > 0) await new Promise((r) => setTimeout(r, idleS * 1000));
 await admin.config("RESETSTAT");
