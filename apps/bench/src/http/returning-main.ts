@@ -2,7 +2,7 @@
 // back after their idle credit lapsed (each asked once, 50 at a time). Prints CPU and key-syncs per
 // check, and by allocation site the bytes per check no minor GC collected (promoted, still live, or
 // collected by a major GC, which also sweeps the young generation): where a many-key gateway's GC goes.
-// usage: node --expose-gc --import tsx returning-main.ts [idleSeconds=130] [node flags go before --import]
+// usage: [RETURNING_HEAP=1] node --expose-gc --import tsx returning-main.ts [idleSeconds=130] (node flags go before --import)
 import { Session } from "node:inspector/promises";
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import { getHeapSpaceStatistics } from "node:v8";
@@ -25,7 +25,14 @@ const limiter = new Limiter({ service: "returning" }, new RedisStore(new IoRedis
 await limiter.start();
 limiter.setFamily("k:a", ADMIT);
 const keys = Array.from({ length: KEYS }, (_, i) => `k:a${i}`);
-const keySyncs = () => (limiter as unknown as { exchange: { keySyncs: number } }).exchange.keySyncs;
+interface Internals {
+  exchange: { keySyncs: number };
+  idle: { evicted: number };
+  subjects: { families: { get(prefix: string): { spares: { size: number } } | undefined } };
+}
+const internals = limiter as unknown as Internals;
+const keySyncs = () => internals.exchange.keySyncs;
+const spares = () => internals.subjects.families.get("k:a")?.spares.size ?? 0;
 for (let pass = 0; pass < 3; pass++) {
   for (let i = 0; i < KEYS; i += 2048)
     await Promise.all(keys.slice(i, i + 2048).map((k) => limiter.check(k)));
@@ -57,7 +64,13 @@ const observer = new PerformanceObserver((list) => {
 });
 observer.observe({ entryTypes: ["gc"] });
 let next = 0;
+// RETURNING_HEAP=1: full GCs before and after the checks, for the heap a returning subject adds (they
+// change the GCs the checks see, so the CPU figures of such a run are not comparable)
+const heapRun = process.env.RETURNING_HEAP === "1";
+if (heapRun) gc({ type: "major" });
+const heap0 = process.memoryUsage().heapUsed;
 const started = Date.now();
+const [forgotten0, spares0] = [internals.idle.evicted, spares()];
 const cpu0 = process.cpuUsage();
 const syncs0 = keySyncs();
 await Promise.all(
@@ -66,8 +79,16 @@ await Promise.all(
   }),
 );
 const cpu = process.cpuUsage(cpu0);
+const [forgotten1, spares1] = [internals.idle.evicted, spares()];
 await new Promise((r) => setImmediate(r));
 observer.disconnect();
+if (heapRun) {
+  gc({ type: "major" });
+  const heap1 = process.memoryUsage().heapUsed;
+  console.log(
+    `heap after full GCs: ${(heap0 / 2 ** 20).toFixed(1)} MiB before the checks, ${(heap1 / 2 ** 20).toFixed(1)} MiB after: ${((heap1 - heap0) / KEYS).toFixed(0)} bytes per returning subject`,
+  );
+}
 const young = getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
 gc({ type: "minor" });
 gc({ type: "minor" });
@@ -88,6 +109,9 @@ const walk = (n: Node, callers: string[]) => {
 walk(profile.head, []);
 let total = 0;
 for (const b of bySite.values()) total += b;
+console.log(
+  `keys forgotten: ${forgotten0} before the checks, ${forgotten1 - forgotten0} during; spare parts kept: ${spares0} at the start, ${spares1} at the end`,
+);
 console.log(
   `GC while checking: ${gcs.minor} minor, ${gcs.major} major, ${gcs.ms.toFixed(0)} ms; young generation ${((young?.space_size ?? 0) / 2 ** 20).toFixed(1)} MiB`,
 );

@@ -8,6 +8,7 @@ import {
 } from "./config.js";
 import { InvalidPolicyError } from "./errors.js";
 import { configHash, rateStoreKeyAt } from "./keys.js";
+import { SpareParts } from "./spare-parts.js";
 
 /**
  * A policy family (see docs/protocol.md#s1-7): one policy every subject starting with `prefix` gets on
@@ -22,6 +23,8 @@ export class Family {
   idleLease: number | undefined;
   /** `rl2:{<service>:` of the limiter it is set on (subjects.ts). */
   keyPrefix = "";
+  /** Sync parts of its forgotten subjects, for its new ones (idle-sweep.ts, subjects.ts). */
+  readonly spares = new SpareParts();
 
   constructor(
     readonly prefix: string,
@@ -81,6 +84,11 @@ export class FamilyTable {
       this.rebuild();
     }
     return old;
+  }
+
+  /** Every family, longest prefix first. */
+  all(): readonly Family[] {
+    return this.list;
   }
 
   /** The family of `subject`: the longest prefix it starts with. */

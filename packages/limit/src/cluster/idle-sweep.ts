@@ -79,7 +79,12 @@ export class IdleSweep {
 
   /** Ms until the next subject is looked at (0 when one is due, +Infinity when none is watched). */
   dueIn(now: number): number {
-    return Math.max(0, Math.min(this.queue.nextAt(), this.localWindows.nextSweepAt() - this.offset()) - now);
+    let next = Math.min(this.queue.nextAt(), this.localWindows.nextSweepAt() - this.offset());
+    for (const family of this.subjects.families.all()) {
+      if (family.spares.size > 0)
+        next = Math.min(next, family.spares.oldestAt() + familyIdleMs(family, this.options));
+    }
+    return Math.max(0, next - now);
   }
 
   sweep(now: number): void {
@@ -88,6 +93,10 @@ export class IdleSweep {
       return true;
     });
     this.localWindows.sweep(now + this.offset());
+    // spare parts are kept one idle time: as long as a subject's own state would have been
+    for (const family of this.subjects.families.all()) {
+      if (family.spares.size > 0) family.spares.dropBefore(now - familyIdleMs(family, this.options));
+    }
   }
 
   private visit(state: RateKeyState | ConcurrencyKeyState, now: number): void {
@@ -117,6 +126,8 @@ export class IdleSweep {
     if (k?.localOnly) this.flushLocal(k, now);
     // fail-static counts of the key, if the store failed while it was used
     if (k !== undefined) this.localWindows.release(`${k.storeKey}:local`, k.windows, now + this.offset());
+    const part = k?.localOnly === false ? k.shed() : undefined;
+    if (part !== undefined) family.spares.give(part, now);
     this.evicted++;
   }
 

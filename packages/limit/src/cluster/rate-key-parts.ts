@@ -3,6 +3,7 @@ import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
 import type { RatePolicy } from "./config.js";
 import type { KeyLedger } from "./ledger.js";
 import type { StoreView } from "./rate-key.js";
+import type { ReplyView } from "./reply-view.js";
 import type { Waitlist } from "./sync-wait.js";
 
 /** The parts of a key's state that are shared by a policy's keys, or made only when used (rate-key.ts). */
@@ -88,6 +89,33 @@ export class SyncPart {
   storeKey: string | undefined = undefined;
   waitlist: Waitlist | undefined = undefined;
   rare: RareState | undefined = undefined;
+  /** A forgotten subject's reply view, kept for this part's next key to take on its first reply. */
+  spareView: ReplyView | undefined = undefined;
+
+  /** Back to a new part's state, for a new subject (spare-parts.ts); keeps `view` as its spare view. */
+  reset(view: ReplyView | undefined): void {
+    this.inflight = 0;
+    this.syncing = false;
+    this.waiters = 0;
+    this.denied = 0;
+    this.usedWindow = -1;
+    this.sendSeq = 0;
+    this.doneSeq = 0;
+    this.lastSync = Number.NEGATIVE_INFINITY;
+    this.ewma = 0;
+    this.dueAt = Number.POSITIVE_INFINITY;
+    this.riding = false;
+    this.awake = false;
+    this.parkedRefillBelow = 0;
+    this.idleCredit = false;
+    this.creditWindowEnd = Number.POSITIVE_INFINITY;
+    // a new key state needs its own push id (the store keeps the old one's total until it expires)
+    this.pushId = undefined;
+    this.storeKey = undefined;
+    this.waitlist?.clear();
+    this.rare = undefined;
+    this.spareView = view;
+  }
 }
 
 /** A push id: names one key state's push total in the store (random, base 36). */

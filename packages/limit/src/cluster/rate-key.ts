@@ -2,7 +2,8 @@ import type { AlgorithmCode, WindowSpec, WindowState } from "../store/types.js";
 import type { RatePolicy } from "./config.js";
 import type { Family } from "./families.js";
 import { LazyKeyParts } from "./rate-key-lazy.js";
-import { type PolicyShape, shapeOf } from "./rate-key-parts.js";
+import { type PolicyShape, type SyncPart, shapeOf } from "./rate-key-parts.js";
+import { ReplyView } from "./reply-view.js";
 
 /** What the last store reply said about a key's windows. */
 export interface StoreView {
@@ -123,6 +124,36 @@ export class RateKeyState extends LazyKeyParts {
   /** Its store key stays (a tuning-only change): `family` must name keys as this one is named. */
   set family(family: Family | undefined) {
     if (family !== this.family) this.origin = family ?? this.storeKey;
+  }
+
+  /**
+   * A forgotten key's sync part and reply view, reset for a new subject of its family (spare-parts.ts);
+   * undefined while anything could still read or write them (a round, a waiter, the schedule). The
+   * key itself reads defaults from then on, and makes itself a new part if it is ever written to.
+   */
+  shed(): SyncPart | undefined {
+    const part = this.sync;
+    if (part === undefined || !this.retired) return undefined;
+    if (part.syncing || part.awake || part.riding || part.waiters > 0 || part.inflight > 0) return undefined;
+    this.sync = undefined;
+    const view = this.view;
+    this.view = this.shape.emptyView;
+    part.reset(view instanceof ReplyView ? view : undefined);
+    return part;
+  }
+
+  /** A new key takes a forgotten key's part (shed) before anything is written to its own. */
+  reuse(part: SyncPart): void {
+    if (this.sync === undefined) this.sync = part;
+  }
+
+  /** A forgotten key's reply view this key's part came with, for its first reply (taken once). */
+  takeSpareView(): ReplyView | undefined {
+    const sync = this.sync;
+    if (sync?.spareView === undefined) return undefined;
+    const view = sync.spareView;
+    sync.spareView = undefined;
+    return view;
   }
 
   /** Remaining units in the header snapshot, counted down by this replica's admits since. */

@@ -32,6 +32,13 @@ export function viewReply(k: RateKeyState, reply: RateReply, recv: number): void
     }
     return;
   }
+  const spare = k.takeSpareView();
+  if (spare !== undefined && spare.windows.length === states.length) {
+    // a forgotten subject's view, already in the old generation: written like an update
+    k.view = spare;
+    viewReply(k, reply, recv);
+    return;
+  }
   const copies = states.map((w) => ({ idx: w.idx, cur: w.cur, prev: w.prev, tat: w.tat }));
   k.view = new ReplyView(recv, copies, reply.others);
 }

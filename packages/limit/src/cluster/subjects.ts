@@ -156,7 +156,7 @@ export class SubjectTable {
       const k = new RateKeyState(subject, family, policy, localOnly);
       this.rates.set(subject, k);
       this.onFamilyState?.(k);
-      return k;
+      return withSpare(k, family);
     }
     this.apply({
       subject,
@@ -166,7 +166,8 @@ export class SubjectTable {
       family,
       hash: family.rateHash,
     });
-    return this.rates.get(subject);
+    const k = this.rates.get(subject);
+    return k === undefined ? undefined : withSpare(k, family);
   }
 
   /** Sets a family; its subjects (and those a shorter prefix held) move to it as setPolicy would move them. */
@@ -239,6 +240,15 @@ export class SubjectTable {
     const after = this.rates.get(subject) ?? this.caps.get(subject);
     if (family !== undefined && after !== undefined && after !== before) this.onFamilyState?.(after);
   }
+}
+
+/** A new synced family key syncs on its first request: it takes a forgotten subject's part, if one is kept. */
+function withSpare(k: RateKeyState, family: Family): RateKeyState {
+  if (!k.localOnly) {
+    const part = family.spares.take();
+    if (part !== undefined) k.reuse(part);
+  }
+  return k;
 }
 
 /** Distinct setPolicy policies remembered for sharing; past this many the memo starts afresh. */

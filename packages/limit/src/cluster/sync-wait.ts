@@ -16,6 +16,11 @@ export class Waitlist {
     else this.waiting.push(w);
   }
 
+  /** Forgets every waiter without waking it (their waits ended: timed out, or the key was forgotten). */
+  clear(): void {
+    this.waiting = undefined;
+  }
+
   notifyAll(): void {
     if (this.waiting === undefined || this.waiting.length === 0) return;
     const woken = this.waiting;

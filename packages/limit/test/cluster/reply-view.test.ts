@@ -26,7 +26,7 @@ function reply(cur: number, others: number): RateReply {
 
 describe("viewReply", () => {
   it("makes the key's own view on the first reply, then updates that view in place", () => {
-    const k = { view: EMPTY } as unknown as RateKeyState;
+    const k = { view: EMPTY, takeSpareView: () => undefined } as unknown as RateKeyState;
     const first = reply(3, 1);
     viewReply(k, first, 50);
     const view = k.view;
@@ -48,7 +48,7 @@ describe("viewReply", () => {
 
   it("replaces a view of another shape (a local entry, or other windows) instead of writing into it", () => {
     const other = new ReplyView(10, [], 0);
-    const k = { view: other } as unknown as RateKeyState;
+    const k = { view: other, takeSpareView: () => undefined } as unknown as RateKeyState;
     viewReply(k, reply(1, 0), 20);
     expect(k.view).not.toBe(other);
     expect(other.at).toBe(10);
