@@ -1,12 +1,13 @@
-// Dev tool (not a case): one limiter in this process on a private Redis, 100,000 family keys that come
-// back after their idle credit lapsed (each asked once, 50 at a time). Prints CPU and key-syncs per
-// check, and by allocation site the bytes per check no minor GC collected (promoted, still live, or
-// collected by a major GC, which also sweeps the young generation): where a many-key gateway's GC goes.
-// usage: [RETURNING_HEAP=1] node --expose-gc --import tsx returning-main.ts [idleSeconds=130] (node flags go before --import)
+// Dev tool (not a case): one limiter in this process on a private Redis (or a MemoryStore), 100,000
+// family keys that come back after their idle credit lapsed (each asked once, 50 at a time). Prints
+// CPU and key-syncs per check, and by allocation site the bytes per check no minor GC collected
+// (promoted, still live, or collected by a major GC, which also sweeps the young generation): where a
+// many-key gateway's GC goes.
+// usage: [RETURNING_STORE=memory] node --expose-gc --import tsx returning-main.ts [idleSeconds=130] (node flags go before --import)
 import { Session } from "node:inspector/promises";
 import { constants, PerformanceObserver } from "node:perf_hooks";
 import { getHeapSpaceStatistics } from "node:v8";
-import { Limiter, RedisStore } from "@resil/limit";
+import { Limiter, MemoryStore, RedisStore } from "@resil/limit";
 import { IoRedisExec } from "@resil/store-ioredis";
 import { Redis } from "ioredis";
 import { privateRedis } from "../redis.js";
@@ -18,10 +19,13 @@ const idleS = Number(process.argv[2] ?? 130);
 const gc = (globalThis as { gc?: (o?: { type: "minor" | "major" }) => void }).gc;
 if (gc === undefined) throw new Error("run with --expose-gc");
 
-const srv = await privateRedis();
+// RETURNING_STORE=memory: a MemoryStore in the process instead of the private Redis
+const inMemory = process.env.RETURNING_STORE === "memory";
+const srv = inMemory ? undefined : await privateRedis();
 if (typeof srv === "string") throw new Error(srv);
-const redis = new Redis(srv.port, "127.0.0.1");
-const limiter = new Limiter({ service: "returning" }, new RedisStore(new IoRedisExec(redis)));
+const redis = srv === undefined ? undefined : new Redis(srv.port, "127.0.0.1");
+const store = redis === undefined ? new MemoryStore() : new RedisStore(new IoRedisExec(redis));
+const limiter = new Limiter({ service: "returning" }, store);
 await limiter.start();
 limiter.setFamily("k:a", ADMIT);
 const keys = Array.from({ length: KEYS }, (_, i) => `k:a${i}`);
@@ -64,11 +68,6 @@ const observer = new PerformanceObserver((list) => {
 });
 observer.observe({ entryTypes: ["gc"] });
 let next = 0;
-// RETURNING_HEAP=1: full GCs before and after the checks, for the heap a returning subject adds (they
-// change the GCs the checks see, so the CPU figures of such a run are not comparable)
-const heapRun = process.env.RETURNING_HEAP === "1";
-if (heapRun) gc({ type: "major" });
-const heap0 = process.memoryUsage().heapUsed;
 const started = Date.now();
 const [forgotten0, spares0] = [internals.idle.evicted, spares()];
 const cpu0 = process.cpuUsage();
@@ -82,13 +81,6 @@ const cpu = process.cpuUsage(cpu0);
 const [forgotten1, spares1] = [internals.idle.evicted, spares()];
 await new Promise((r) => setImmediate(r));
 observer.disconnect();
-if (heapRun) {
-  gc({ type: "major" });
-  const heap1 = process.memoryUsage().heapUsed;
-  console.log(
-    `heap after full GCs: ${(heap0 / 2 ** 20).toFixed(1)} MiB before the checks, ${(heap1 / 2 ** 20).toFixed(1)} MiB after: ${((heap1 - heap0) / KEYS).toFixed(0)} bytes per returning subject`,
-  );
-}
 const young = getHeapSpaceStatistics().find((s) => s.space_name === "new_space");
 gc({ type: "minor" });
 gc({ type: "minor" });
@@ -119,5 +111,5 @@ console.log(`${(total / KEYS).toFixed(0)} bytes per check no minor GC collected;
 for (const [site, b] of [...bySite].sort((a, z) => z[1] - a[1]).slice(0, 25))
   console.log(`${(b / KEYS).toFixed(1).padStart(8)}  ${site}`);
 await limiter.shutdown();
-redis.disconnect();
-await srv.stop();
+redis?.disconnect();
+await srv?.stop();

@@ -1,6 +1,7 @@
 // A family's forgotten subjects leave their sync parts for its new ones: reset, never shared, and
 // kept one idle time at most.
 
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import type { RateLimitConfig } from "../../src/cluster/config.js";
@@ -197,4 +198,54 @@ describe("a family's spare parts", () => {
     expect(reused).toBe(60);
     await limiter.shutdown();
   });
+
+  it("property: with and without spare parts, the same requests get the same decisions", async () => {
+    const op = fc.oneof(
+      fc.record({
+        kind: fc.constant("check" as const),
+        s: fc.integer({ min: 0, max: 5 }),
+        n: fc.integer({ min: 1, max: 14 }),
+      }),
+      fc.record({ kind: fc.constant("wait" as const), ms: fc.integer({ min: 1, max: 9000 }) }),
+    );
+    let reused = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
+        const runs = [true, false].map((spares) => {
+          const clock = new ManualClock();
+          const limiter = new Limiter({ podId: "p" }, new MemoryStore(clock), clock);
+          limiter.setFamily("ip:", { algorithm: "sliding_window", requestsPerSecond: 10 });
+          const family = (limiter as unknown as Internals).subjects.families.get("ip:")!;
+          const take = family.spares.take.bind(family.spares);
+          family.spares.take = () => {
+            if (!spares) return undefined;
+            const part = take();
+            if (part !== undefined) reused++;
+            return part;
+          };
+          return { clock, limiter, family, decisions: [] as string[] };
+        });
+        for (const o of ops) {
+          for (const r of runs) {
+            if (o.kind === "wait") await idle(r.limiter, r.clock, o.ms);
+            else
+              for (let i = 0; i < o.n; i++) {
+                const d = await r.limiter.check(`ip:${o.s}`);
+                r.decisions.push(d.kind === "deny" ? `deny ${d.reason}` : d.kind);
+              }
+          }
+        }
+        expect(runs[0]!.decisions).toEqual(runs[1]!.decisions);
+        // and the same syncs: a part carrying its old subject's counters would sync at other times
+        const syncs = runs.map(
+          (r) => (r.limiter as unknown as { exchange: { keySyncs: number } }).exchange.keySyncs,
+        );
+        expect(syncs[0]).toBe(syncs[1]);
+        for (const r of runs) await r.limiter.shutdown();
+      }),
+      { numRuns: 30 },
+    );
+    // forgotten subjects' parts did serve new ones
+    expect(reused).toBeGreaterThan(5);
+  }, 60_000);
 });
