@@ -32,6 +32,7 @@ export {
   capacity,
   emptyWindow,
   free,
+  keepSeen,
   resetMs,
   retryAfterMs,
   roll,

@@ -9,6 +9,7 @@ import {
   type Rig,
   startRig,
 } from "./fault-rig.js";
+import { driveLoad, msUntilIntoSecond } from "./load-driver.js";
 import { expectLatencyWithin, realTimeRetry } from "./loop-delay.js";
 import { rawCommand } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
@@ -142,6 +143,30 @@ export function describeFaultScenarios(adapter: LimiterAdapter): void {
       ]);
       report("kill + empty restart", adapter, run, rig);
       expectEverySecondAtMost(run, FAULT_BOUND);
+    });
+
+    // Redis back at once holds none of the window's counts: before the replicas sent the windows they
+    // saw, the second of each restart admitted what the store had lost on top of the limit
+    it("restarted empty at once, one replica: at most L a second", async () => {
+      const s = await setUp();
+      rig = await startRig(adapter, s.url, 1, { service: "quick" });
+      const startAt = Date.now() + msUntilIntoSecond(100, 150);
+      // 5 callers, one check each every 64 ms (about 70 a second): a window fills late in its second,
+      // so a restart 400 ms into one finds it half full
+      const restarts = [1300, 3300].map((at) =>
+        setTimeout(() => void s.restart(), startAt - Date.now() + at),
+      );
+      const load = await driveLoad(rig.limiters, {
+        subject: "api",
+        tasks: 5,
+        durationMs: 5000,
+        pauseMs: 64,
+        startAt,
+      });
+      for (const t of restarts) clearTimeout(t);
+      const run: FaultRun = { load, loopDelayMaxMs: 0 };
+      report("empty restart at once", adapter, run, rig);
+      expectEverySecondAtMost(run, RIG_LIMIT);
     });
 
     it("unreachable from the start, expectedReplicas 4, then reachable: at most L + N - 1 a second", async () => {

@@ -92,6 +92,7 @@ export async function runParity(opts: ParityOptions): Promise<ParityReport> {
     const keys = keysOf(c);
     let now = 1.75e12 + rnd() * 1e6;
     const pushTotals = new Map<string, number>();
+    let lastWindows: RoundReply["rates"][number]["windows"] | undefined;
 
     for (let s = 0; s < steps; s++) {
       now += rnd() * 400;
@@ -131,6 +132,17 @@ export async function runParity(opts: ParityOptions): Promise<ParityReport> {
         rate.pushTotal = base + rate.hits + rate.hitsOld;
         pushTotals.set(id, Math.max(pushed, rate.pushTotal));
       }
+      // extension: the windows a replica saw, on a third of the asks: the last reply's (nothing to
+      // raise), or raised as if the store had lost counts since (a window on, or more in it)
+      if (lastWindows !== undefined && rnd() < 1 / 3) {
+        const raise = rnd() < 0.5;
+        rate.seen = lastWindows.map((w) => ({
+          idx: raise ? Math.max(0, w.idx + pick([0, 0, 1, -1])) : w.idx,
+          cur: raise ? w.cur + int(0, 15) : w.cur,
+          prev: raise ? w.prev + int(0, 5) : w.prev,
+          tat: raise && alg === 2 ? w.tat + rnd() * 2000 : w.tat,
+        }));
+      }
       const concurrency: ConcurrencyRequest = {
         key: keys.concurrency,
         pod,
@@ -160,6 +172,7 @@ export async function runParity(opts: ParityOptions): Promise<ParityReport> {
       const expected = await opts.oracle.round(structuredClone(request));
       const actual = await opts.subject.round(structuredClone(request));
       report.rounds++;
+      lastWindows = expected.rates[0]?.windows;
       compareRound(expected, actual, c, s, report);
     }
   }

@@ -8,7 +8,7 @@ import { droppedSoFar } from "./ledger.js";
 import { hitsChargedNow, pushTimes } from "./push-times.js";
 import type { RateKeyState } from "./rate-key.js";
 import { shareRoom } from "./recovery-cap.js";
-import { viewReply } from "./reply-view.js";
+import { seenWindows, viewReply } from "./reply-view.js";
 import { carryDebt, noteDebt } from "./settle.js";
 import { blendRate, CREDIT_TRUST, endSync, type SyncEnv, windowEnd } from "./sync-maths.js";
 
@@ -115,6 +115,8 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     // a resent push (its round timed out, yet the store applied it) is charged once
     pushId: pending > 0 ? k.pushId : "",
     pushTotal: pending > 0 ? pushedBefore + pending : 0,
+    // a store that lost the key's counts (restarted empty) gets back what this replica saw of them
+    seen: seenWindows(k, t),
     allowance: Math.min(k.policy.localAllowance, 1),
     replicas,
     leaseTtlMs: idle ? idleLeaseMs(k, options.leaseTtlMs) : options.leaseTtlMs,

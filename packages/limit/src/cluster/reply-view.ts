@@ -1,3 +1,5 @@
+import { windowIndex } from "../store/algorithm.js";
+import { TOKEN_BUCKET } from "../store/algorithm-code.js";
 import type { RateReply, WindowState } from "../store/types.js";
 import type { RateKeyState, StoreView } from "./rate-key.js";
 
@@ -41,4 +43,24 @@ export function viewReply(k: RateKeyState, reply: RateReply, recv: number): void
   }
   const copies = states.map((w) => ({ idx: w.idx, cur: w.cur, prev: w.prev, tat: w.tat }));
   k.view = new ReplyView(recv, copies, reply.others);
+}
+
+/**
+ * The key's windows as its last reply showed them, for the store to raise its own to (`seen`):
+ * undefined when they hold nothing that still counts at store time `t` (a window or more ago).
+ */
+export function seenWindows(k: RateKeyState, t: number): WindowState[] | undefined {
+  const view = k.view;
+  if (!(view instanceof ReplyView)) return undefined;
+  const specs = k.windows;
+  for (let i = 0; i < view.windows.length; i++) {
+    const w = view.windows[i]!;
+    if (
+      k.alg === TOKEN_BUCKET
+        ? w.tat > t
+        : w.idx >= windowIndex(t, specs[i]!.windowMs) - 1 && w.cur + w.prev > 0
+    )
+      return view.windows;
+  }
+  return undefined;
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { StoreReplyError, StoreRequestError, StoreUnavailableError } from "../store/errors.js";
 import { normalizeConcurrency, normalizeHeartbeat, normalizeRate } from "../store/request.js";
-import type { RateRequest, RoundReply, RoundRequest, Store } from "../store/types.js";
+import type { RateRequest, RoundReply, RoundRequest, Store, WindowState } from "../store/types.js";
 import { RedisCommandError } from "./errors.js";
 import type { RedisCommand, RedisExec, RedisReply } from "./exec.js";
 import { keySlot } from "./key-slot.js";
@@ -102,17 +102,32 @@ const COMPACT_MARKERS = RATE_COMPACT_SLOTS.map((_, n) => `=${n}`).concat(`=${RAT
 
 /** A key's compact block: `=<n>` and its first n values, the trailing ones at their default left out. */
 function compactBlock(args: string[], r: RateRequest): void {
-  let n = RATE_COMPACT_SLOTS.length;
-  while (n > 0 && isDefault(r[RATE_COMPACT_SLOTS[n - 1]!])) n--;
+  let n: number = RATE_COMPACT_SLOTS.length;
+  while (n > 1 && isDefault(r[RATE_COMPACT_SLOTS[n - 1] as Exclude<CompactSlot, "seen">])) n--;
+  if (n === 1 && r.seen === undefined) n = 0;
   args.push(COMPACT_MARKERS[n]!);
-  for (let i = 0; i < n; i++) {
-    const v = r[RATE_COMPACT_SLOTS[i]!];
+  if (n > 0) args.push(seenText(r.seen));
+  for (let i = 1; i < n; i++) {
+    const v = r[RATE_COMPACT_SLOTS[i] as Exclude<CompactSlot, "seen">];
     args.push(typeof v === "string" ? v : num(v ?? 0));
   }
 }
 
+type CompactSlot = (typeof RATE_COMPACT_SLOTS)[number];
+
 function isDefault(v: number | string | undefined): boolean {
   return v === undefined || v === 0 || v === "";
+}
+
+/** The windows a replica saw, as the script reads them: `idx:cur:prev:tat` per window, comma-separated. */
+function seenText(seen: readonly WindowState[] | undefined): string {
+  if (seen === undefined) return "";
+  let text = "";
+  for (let i = 0; i < seen.length; i++) {
+    const w = seen[i]!;
+    text += `${i > 0 ? "," : ""}${num(w.idx)}:${num(w.cur)}:${num(w.prev)}:${num(w.tat)}`;
+  }
+  return text;
 }
 
 /**
@@ -153,6 +168,7 @@ function rateCommand(rates: readonly RateRequest[], now: string): RedisCommand {
         pushId: r.pushId ?? "",
         pushTotal: num(r.pushTotal ?? 0),
         head: num(r.head ?? 0),
+        seen: seenText(r.seen),
       },
       tail,
     );

@@ -93,14 +93,17 @@ export type RateScriptArg =
   | "batch"
   | "pushId"
   | "pushTotal"
-  | "head";
+  | "head"
+  | "seen";
 
 /**
  * The values of a compact block, in order. The block is `=<n>` then the first n of these; the rest
- * are 0 ('' for pushId), so a key that asks for credit with a request waiting and pushes nothing
- * sends 4 arguments, not 11. Ordered so the values most often left at their default come last.
+ * are 0 ('' for pushId and seen), so a key that asks for credit with a request waiting and pushes
+ * nothing sends 5 arguments, not 12. `seen` comes first (most keys that sync have a reply to show),
+ * then the values in an order that puts those most often left at their default last.
  */
 export const RATE_COMPACT_SLOTS = [
+  "seen",
   "want",
   "need",
   "batch",
@@ -144,6 +147,7 @@ export const RATE_SCRIPT: LuaScript<RateScriptKey, RateScriptArg> = {
     "pushId",
     "pushTotal",
     "head",
+    "seen",
   ],
   source: `${PRELUDE}
 local timeNow = nil                    -- Redis TIME, read once per call
@@ -179,6 +183,9 @@ local function set(name, value)
   sets[nsets + 2] = value
   nsets = nsets + 2
 end
+
+-- the windows a replica saw, read into tables reused by every key of the call
+local seenStates = {}
 
 -- "w<i>", named once per call (a number in a concatenation goes through sprintf)
 local windowFields = {}
@@ -268,7 +275,7 @@ local function readSettings(base)
   local same = a == rawAlg and n == rawNw
   if same then
     for i = 1, 3 * nw do
-      if ARGV[base + 17 + i] ~= rawWindows[i] then
+      if ARGV[base + 18 + i] ~= rawWindows[i] then
         same = false
         break
       end
@@ -279,14 +286,14 @@ local function readSettings(base)
     alg = tonumber(a)                  -- 0 fixed window, 1 sliding window, 2 token bucket
     nw = tonumber(n)                   -- number of windows
     largest = 0
-    -- ARGV[base + 18 + 3(i-1)], [+19], [+20]: limit, windowMs, burst of window i
+    -- ARGV[base + 19 + 3(i-1)], [+20], [+21]: limit, windowMs, burst of window i
     for i = 1, nw do
-      limits[i] = tonumber(ARGV[base + 15 + 3 * i])
-      widths[i] = tonumber(ARGV[base + 16 + 3 * i])
-      bursts[i] = tonumber(ARGV[base + 17 + 3 * i])
+      limits[i] = tonumber(ARGV[base + 16 + 3 * i])
+      widths[i] = tonumber(ARGV[base + 17 + 3 * i])
+      bursts[i] = tonumber(ARGV[base + 18 + 3 * i])
       if widths[i] > largest then largest = widths[i] end
     end
-    for i = 1, 3 * nw do rawWindows[i] = ARGV[base + 17 + i] end
+    for i = 1, 3 * nw do rawWindows[i] = ARGV[base + 18 + i] end
     keyTtlText = nil
   end
   local p, t, g = ARGV[base + 3], ARGV[base + 10], ARGV[base + 11]
@@ -306,23 +313,25 @@ end
 
 -- one key: its block starts after ARGV[base]; its reply entries follow out[nout]; returns the next base and nout
 local function rateKey(key, base, out, nout)
-local hits, unused, want, need, hitsOld, tOld, batch, pushId, pushTotal, head, nextBase
+local hits, unused, want, need, hitsOld, tOld, batch, pushId, pushTotal, head, seen, nextBase
 local marker = ARGV[base + 1]
 if sbyte(marker, 1) == 61 then         -- '='
-  -- a compact block: the previous block's settings; "=<n>", then the first n of want, need, batch,
-  -- hits, unused, pushId, pushTotal, hitsOld, tOld, head (RATE_COMPACT_SLOTS); the rest 0 or ''
+  -- a compact block: the previous block's settings; "=<n>", then the first n of seen, want, need,
+  -- batch, hits, unused, pushId, pushTotal, hitsOld, tOld, head (RATE_COMPACT_SLOTS); the rest 0 or ''
   local n = num(ssub(marker, 2)) or 0
   want, need, batch, hits, unused, pushId, pushTotal, hitsOld, tOld, head = 0, 0, 0, 0, 0, '', 0, 0, 0, 0
-  if n >= 1 then want = num(ARGV[base + 2]) end
-  if n >= 2 then need = num(ARGV[base + 3]) end
-  if n >= 3 then batch = num(ARGV[base + 4]) end
-  if n >= 4 then hits = num(ARGV[base + 5]) end
-  if n >= 5 then unused = num(ARGV[base + 6]) end
-  if n >= 6 then pushId = ARGV[base + 7] end
-  if n >= 7 then pushTotal = num(ARGV[base + 8]) end
-  if n >= 8 then hitsOld = num(ARGV[base + 9]) end
-  if n >= 9 then tOld = num(ARGV[base + 10]) end
-  if n >= 10 then head = num(ARGV[base + 11]) end
+  seen = ''
+  if n >= 1 then seen = ARGV[base + 2] end
+  if n >= 2 then want = num(ARGV[base + 3]) end
+  if n >= 3 then need = num(ARGV[base + 4]) end
+  if n >= 4 then batch = num(ARGV[base + 5]) end
+  if n >= 5 then hits = num(ARGV[base + 6]) end
+  if n >= 6 then unused = num(ARGV[base + 7]) end
+  if n >= 7 then pushId = ARGV[base + 8] end
+  if n >= 8 then pushTotal = num(ARGV[base + 9]) end
+  if n >= 9 then hitsOld = num(ARGV[base + 10]) end
+  if n >= 10 then tOld = num(ARGV[base + 11]) end
+  if n >= 11 then head = num(ARGV[base + 12]) end
   nextBase = base + 1 + n
 else
   readSettings(base)
@@ -338,7 +347,8 @@ else
   pushId = ARGV[base + 15]             -- names the replica key state's push total ('' : none)
   pushTotal = num(ARGV[base + 16])     -- units that key state pushed so far, these hits included
   head = num(ARGV[base + 17])          -- the largest request waiting (a pool is kept for 2 or more)
-  nextBase = base + 17 + 3 * nw
+  seen = ARGV[base + 18]               -- the windows as the replica last saw them ('' : none)
+  nextBase = base + 18 + 3 * nw
 end
 ndels, nsets = 0, 0
 
@@ -406,6 +416,34 @@ end
 if reset then
   for n in pairs(stored) do
     if n > nw or n < 1 then del('w' .. n) end
+  end
+end
+-- counts this store lost (restarted empty) come back from what the replica saw (keepSeen): a store
+-- that kept them has them all, since its counts only grow within a window and its tat never falls
+if seen ~= '' then
+  local i = 0
+  for v in string.gmatch(seen, '[^,]+') do
+    i = i + 1
+    local f = seenStates[i]
+    if f == nil then
+      f = {}
+      seenStates[i] = f
+    end
+    f[1], f[2], f[3], f[4] = 0, 0, 0, 0
+    readWindow(f, v)
+  end
+  if i == nw then
+    for j = 1, nw do
+      local s, f = states[j], seenStates[j]
+      if f[1] > s[1] then
+        s[1], s[2], s[3] = f[1], f[2], f[3]
+      elseif f[1] == s[1] then
+        s[2], s[3] = mmax(s[2], f[2]), mmax(s[3], f[3])
+      elseif f[1] == s[1] - 1 then
+        s[3] = mmax(s[3], f[2])
+      end
+      s[4] = mmax(s[4], f[4])
+    end
   end
 end
 

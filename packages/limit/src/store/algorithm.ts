@@ -104,6 +104,23 @@ export function applyPast(
   else if (i === state.idx - 1 && alg === SLIDING_WINDOW) state.prev = saturatingAdd(state.prev, n);
 }
 
+/**
+ * Raises a stored window to what a replica saw of it in an earlier reply (`seen`): a store's counts
+ * only grow within a window and its tat never falls, so on a store that kept its data this changes
+ * nothing, and on one that lost it (restarted empty, flushed, failed over) the counts come back.
+ */
+export function keepSeen(state: WindowState, seen: WindowState): void {
+  if (seen.idx > state.idx) {
+    state.idx = seen.idx;
+    state.cur = seen.cur;
+    state.prev = seen.prev;
+  } else if (seen.idx === state.idx) {
+    state.cur = Math.max(state.cur, seen.cur);
+    state.prev = Math.max(state.prev, seen.prev);
+  } else if (seen.idx === state.idx - 1) state.prev = Math.max(state.prev, seen.cur);
+  state.tat = Math.max(state.tat, seen.tat);
+}
+
 // Whole ms, at least 1; the epsilon keeps float noise from adding a full millisecond.
 function ceilMs(d: number): number {
   return Math.max(1, Math.ceil(d - 1e-6));

@@ -1,7 +1,16 @@
 import type { Clock } from "../clock/clock.js";
 import { sleep } from "../clock/sleep.js";
 import { systemClock } from "../clock/system-clock.js";
-import { apply, applyPast, COUNT_MAX, capacity, emptyWindow, saturatingAdd, usage } from "./algorithm.js";
+import {
+  apply,
+  applyPast,
+  COUNT_MAX,
+  capacity,
+  emptyWindow,
+  keepSeen,
+  saturatingAdd,
+  usage,
+} from "./algorithm.js";
 import { StoreUnavailableError } from "./errors.js";
 import { grantStep } from "./grant.js";
 import { leavesPool, poolGrantStep, setsPool, takesPool } from "./pool.js";
@@ -146,6 +155,8 @@ export class MemoryStore implements Store {
     if (entry.windows.length !== req.windows.length) entry.windows = req.windows.map(() => emptyWindow());
     const { alg, windows } = req;
     const states = entry.windows;
+    // counts this store lost (restarted empty) come back from what the replica saw of them
+    if (req.seen !== undefined) for (let i = 0; i < states.length; i++) keepSeen(states[i]!, req.seen[i]!);
 
     const held = collectLeases(entry.leases, req.pod, now);
     const head = req.head ?? 0;

@@ -1,7 +1,7 @@
 import { COUNT_MAX } from "./algorithm.js";
 import { FIXED_WINDOW, SLIDING_WINDOW, TOKEN_BUCKET } from "./algorithm-code.js";
 import { StoreRequestError } from "./errors.js";
-import type { ConcurrencyRequest, HeartbeatRequest, RateRequest, WindowSpec } from "./types.js";
+import type { ConcurrencyRequest, HeartbeatRequest, RateRequest, WindowSpec, WindowState } from "./types.js";
 
 /**
  * Requests as every store reads them: counts are whole, non-negative and saturated (a negative or
@@ -63,6 +63,40 @@ export function unchargedHits(
   return { hits: hits - (seen - fromOld), hitsOld: hitsOld - fromOld };
 }
 
+// A window state the replica saw, as replies carry them: whole non-negative index and counts, a
+// finite non-negative tat. Checked, not copied: a replica sends one with most syncs.
+function isSeenWindow(w: WindowState): boolean {
+  return (
+    Number.isSafeInteger(w?.idx) &&
+    w.idx >= 0 &&
+    Number.isSafeInteger(w.cur) &&
+    w.cur >= 0 &&
+    Number.isSafeInteger(w.prev) &&
+    w.prev >= 0 &&
+    Number.isFinite(w.tat) &&
+    w.tat >= 0
+  );
+}
+
+function seenOf(seen: readonly WindowState[] | undefined, windows: number): WindowState[] | undefined {
+  if (!seen || (Array.isArray(seen) && seen.length === 0)) return undefined;
+  if (!Array.isArray(seen) || seen.length !== windows) {
+    throw new StoreRequestError(
+      "seen",
+      `must list one state per window (${windows}), got ${JSON.stringify(seen)}`,
+    );
+  }
+  for (let i = 0; i < seen.length; i++) {
+    if (!isSeenWindow(seen[i]!)) {
+      throw new StoreRequestError(
+        `seen[${i}]`,
+        `must have a whole idx, cur and prev >= 0 and a finite tat >= 0, got ${JSON.stringify(seen[i])}`,
+      );
+    }
+  }
+  return seen as WindowState[];
+}
+
 /** How a store reads leases: `finite` stores (Redis) cannot keep a lease forever. */
 export interface NormalizeOptions {
   finiteLease: boolean;
@@ -118,6 +152,7 @@ export function normalizeRate(req: RateRequest, opts: NormalizeOptions): RateReq
     head: toCount(req.head ?? 0),
     pushId: pushIdOf(req.pushId),
     pushTotal: toCount(req.pushTotal ?? 0),
+    seen: seenOf(req.seen, req.windows.length),
     allowance: toAllowance(req.allowance),
     replicas: toCount(req.replicas),
     leaseTtlMs: requirePositive("leaseTtlMs", req.leaseTtlMs, opts.finiteLease),

@@ -61,6 +61,12 @@ export interface RateRequest {
   pushId?: string;
   /** Units pushed by this key state so far, this request's hits and hitsOld included. */
   pushTotal?: number;
+  /**
+   * Extension (a store that lost its data): the key's windows as this replica's last reply showed them,
+   * one per window. The store raises its windows to them (`keepSeen`): no change on a store that kept
+   * its data, the counts back on one restarted empty. Absent: nothing is raised.
+   */
+  seen?: WindowState[];
   /** min(localAllowance, 1). */
   allowance: number;
   replicas: number;

@@ -110,6 +110,7 @@ describe("RedisStore", () => {
       ...["1", "1", "p1", "2", "0", "3", "0", "0.8", "1", "3000", "1750000000000.5", "0", "0", "0"],
       ...["", "0"], // pushId, pushTotal: none
       "0", // head: no large request waiting
+      "", // seen: no reply shown yet
       ...["10", "1000", "10"],
     ]);
     expect(round[3]!.args.slice(4)).toEqual(["p1", "3000", "0", "1750000000000.5"]);
@@ -255,9 +256,9 @@ describe("RedisStore", () => {
       "rl2:{s:k}:0000000000000001",
       "rl2:{s:other}:0000000000000002",
     ]);
-    // one argument block per key: 17 named slots then 3 per window
-    expect(round[0]!.args).toHaveLength(5 + 20 + 23);
-    expect(round[0]!.args.slice(5 + 20, 5 + 20 + 4)).toEqual(["1", "2", "p1", "0"]);
+    // one argument block per key: 18 named slots then 3 per window
+    expect(round[0]!.args).toHaveLength(5 + 21 + 24);
+    expect(round[0]!.args.slice(5 + 21, 5 + 21 + 4)).toEqual(["1", "2", "p1", "0"]);
     expect(reply.rates[0]!.granted).toBe(3);
     expect(reply.rates[1]).toEqual({
       now: 1_750_000_000_000.5,
@@ -281,11 +282,11 @@ describe("RedisStore", () => {
     const other = rate({ key: "rl2:{s:c}:0000000000000001", replicas: 2 });
     await new RedisStore(exec).round({ releases: [], rates: [rate(), same, other], concurrency: [] });
     const args = exec.pipelines[1]![0]!.args;
-    // full (20), compact ("=10" and the key's 10 values in RATE_COMPACT_SLOTS order), full again:
+    // full (21), compact ("=11" and the key's 11 values in RATE_COMPACT_SLOTS order), full again:
     // its replicas differ
-    expect(args).toHaveLength(6 + 20 + 11 + 20);
-    expect(args.slice(6 + 20, 6 + 31)).toEqual(["=10", "3", "0", "0", "4", "0", "x", "9", "0", "0", "3"]);
-    expect(args.slice(6 + 31, 6 + 34)).toEqual(["1", "1", "p1"]);
+    expect(args).toHaveLength(6 + 21 + 12 + 21);
+    expect(args.slice(6 + 21, 6 + 33)).toEqual(["=11", "", "3", "0", "0", "4", "0", "x", "9", "0", "0", "3"]);
+    expect(args.slice(6 + 33, 6 + 36)).toEqual(["1", "1", "p1"]);
   });
 
   it("leaves out a compact block's trailing values at their default", async () => {
@@ -296,8 +297,35 @@ describe("RedisStore", () => {
     const idle = rate({ key: "rl2:{s:c}:0000000000000001", hits: 0, want: 0 });
     await new RedisStore(exec).round({ releases: [], rates: [rate(), ask, idle], concurrency: [] });
     const args = exec.pipelines[1]![0]!.args;
-    expect(args).toHaveLength(6 + 20 + 4 + 1);
-    expect(args.slice(6 + 20)).toEqual(["=3", "1", "1", "5", "=0"]);
+    expect(args).toHaveLength(6 + 21 + 5 + 1);
+    expect(args.slice(6 + 21)).toEqual(["=4", "", "1", "1", "5", "=0"]);
+  });
+
+  it("sends the windows a replica saw as idx:cur:prev:tat per window, first in a compact block", async () => {
+    const exec = new FakeExec();
+    Object.assign(exec, { singleNode: true });
+    exec.reply = (c) => (c.args[1] === RATE_SHA ? [0, 1, 2].flatMap(() => RATE_REPLY) : 1);
+    const seen = [{ idx: 1_750_000_000, cur: 4, prev: 2, tat: 0.5 }];
+    const first = rate({ seen });
+    const next = rate({ key: "rl2:{s:b}:0000000000000001", hits: 0, want: 0, seen });
+    const none = rate({ key: "rl2:{s:c}:0000000000000001", hits: 0, want: 0 });
+    await new RedisStore(exec).round({ releases: [], rates: [first, next, none], concurrency: [] });
+    const args = exec.pipelines[1]![0]!.args;
+    expect(args[6 + 17]).toBe("1750000000:4:2:0.5");
+    expect(args.slice(6 + 21)).toEqual(["=1", "1750000000:4:2:0.5", "=0"]);
+  });
+
+  it("refuses a seen list that does not name every window, naming the field", async () => {
+    const store = new RedisStore(new FakeExec());
+    const bad = rate({
+      seen: [
+        { idx: 1, cur: 1, prev: 0, tat: 0 },
+        { idx: 1, cur: 1, prev: 0, tat: 0 },
+      ],
+    });
+    await expect(store.round({ releases: [], rates: [bad], concurrency: [] })).rejects.toThrow(/seen/);
+    const nan = rate({ seen: [{ idx: Number.NaN, cur: 1, prev: 0, tat: 0 }] });
+    await expect(store.round({ releases: [], rates: [nan], concurrency: [] })).rejects.toThrow(/seen\[0\]/);
   });
 
   it("shares a call only between keys of one hash slot when Redis may be a cluster, up to keysPerCall", async () => {

@@ -8,6 +8,7 @@ import {
   capacity,
   emptyWindow,
   free,
+  keepSeen,
   resetMs,
   retryAfterMs,
   roll,
@@ -239,5 +240,40 @@ describe("resetMs", () => {
     apply(BUCKET, perSecond(10), s, T0, 3);
     expect(resetMs(BUCKET, perSecond(10), s, T0 + 100)).toBe(200);
     expect(resetMs(BUCKET, perSecond(10), s, T0 + 1000)).toBe(0);
+  });
+});
+
+describe("keepSeen", () => {
+  const step = fc.record({ dt: fc.integer({ min: 0, max: 2500 }), n: fc.integer({ min: 0, max: 30 }) });
+  const algs = fc.constantFrom(FIXED, SLIDING, BUCKET);
+
+  it("changes nothing on a store that kept its data, and gives the seen counts back to one that lost them", () => {
+    fc.assert(
+      fc.property(algs, fc.array(step, { minLength: 1, maxLength: 30 }), fc.nat(29), (alg, steps, cut) => {
+        const spec: WindowSpec = { limit: 50, windowMs: 1000, burst: 40 };
+        const stored = emptyWindow();
+        let t = 1.75e12;
+        let seen = emptyWindow();
+        steps.forEach(({ dt, n }, i) => {
+          t += dt;
+          apply(alg, spec, stored, t, n);
+          if (i === Math.min(cut, steps.length - 1)) seen = { ...stored };
+        });
+        const kept = { ...stored };
+        keepSeen(kept, seen);
+        expect(kept).toEqual(stored);
+        const lost = emptyWindow();
+        keepSeen(lost, seen);
+        expect(lost).toEqual(seen);
+      }),
+    );
+  });
+
+  it("raises the previous count from a window seen just before the stored one", () => {
+    const stored = { idx: 11, cur: 2, prev: 1, tat: 0 };
+    keepSeen(stored, { idx: 10, cur: 7, prev: 3, tat: 0 });
+    expect(stored).toEqual({ idx: 11, cur: 2, prev: 7, tat: 0 });
+    keepSeen(stored, { idx: 9, cur: 50, prev: 50, tat: 0 });
+    expect(stored).toEqual({ idx: 11, cur: 2, prev: 7, tat: 0 });
   });
 });
