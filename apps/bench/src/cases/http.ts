@@ -198,6 +198,18 @@ async function sample(
   };
 }
 
+/**
+ * A warning for the note when a sample did not deny the scenario's share (90 % on the denied keys, none
+ * when all are admitted): that row measured another scenario (a deny window that ended mid-run).
+ */
+export function offShare(deny: boolean, samples: readonly { deniedPct: number }[]): string {
+  const want = deny ? 90 : 0;
+  const off = samples.filter((s) => Math.abs(s.deniedPct - want) > 5);
+  if (off.length === 0) return "";
+  const got = off.map((s) => fmt(s.deniedPct, 1)).join(", ");
+  return `; NOT ${want} % DENIED in ${off.length} of ${samples.length} samples (${got} %): this row measures another scenario`;
+}
+
 /** A row from a variant's samples: req/s per sample; the note gives the medians of the rest. */
 function rowOf(v: Variant, keys: number, deny: boolean, samples: readonly Sample[]): Row {
   const sum = (f: keyof Sample) => samples.reduce((a, s) => a + s[f], 0);
@@ -205,7 +217,7 @@ function rowOf(v: Variant, keys: number, deny: boolean, samples: readonly Sample
   const per = (f: keyof Sample, digits: number) => fmt(sum(f) / Math.max(1, sum("requests")), digits);
   const errors = sum("errors");
   const syncs = v.redis ? `; ${per("keySyncs", 2)} key-syncs, ${per("rounds", 3)} rounds/req` : "";
-  const note = `p99 ${med("p99Ms", 1)} ms; ${med("cpuPerReq", 1)} µs server CPU/req; ${med("deniedPct", 1)} % denied${syncs}${errors > 0 ? `; ${errors} errors` : ""}`;
+  const note = `p99 ${med("p99Ms", 1)} ms; ${med("cpuPerReq", 1)} µs server CPU/req; ${med("deniedPct", 1)} % denied${syncs}${errors > 0 ? `; ${errors} errors` : ""}${offShare(deny, samples)}`;
   const label = `${v.label}, ${fmt(keys)} keys, ${modeLabel(deny)}`;
   const reqPerS = samples.map((s) => s.reqPerS);
   return statsRow(rowId(v.name, keys, deny), label, "req/s", reqPerS, note);

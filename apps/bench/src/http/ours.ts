@@ -15,7 +15,12 @@ export const ADMIT: RateLimitConfig = {
   requestsPerMinute: ADMIT_LIMIT,
   localAllowance: 0.8,
 };
-const DENY: RateLimitConfig = { algorithm: "fixed_window", requestsPerHour: 1 };
+/**
+ * The policy of the denied keys (`k:d…`): one an hour, spent in the setup. A token bucket, so the key
+ * stays denied for an hour from its spend, as the peers' windows do (an hour window aligned to the
+ * clock rolled over in a run that crossed the hour, and its rows measured 0 % denied).
+ */
+export const DENY: RateLimitConfig = { algorithm: "token_bucket", requestsPerHour: 1, burstSize: 1 };
 
 type WithFamilies = Limiter & { setFamily?(prefix: string, rateLimits?: RateLimitConfig | null): void };
 

@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { Redis } from "ioredis";
 import { childFlags } from "../built.js";
 import { privateRedis } from "../redis.js";
+import { pin } from "./children.js";
 import { httpKeys } from "./keys.js";
 import { buildRequest, runLoad } from "./raw-client.js";
 
@@ -38,6 +39,12 @@ const ask = (body: Record<string, unknown>) =>
     waiting.set(id, r);
     proc.send({ ...body, id });
   });
+// as in the case: the server alone on CPU 0; this process (the load), Redis on CPU 1
+if (process.env.PROF_PIN !== "0") {
+  pin(proc.pid!, 0);
+  pin(process.pid, 1);
+  if (redis.pid !== undefined) pin(redis.pid, 1);
+}
 const ready = await new Promise<Record<string, unknown>>((r) => waiting.set(0, r));
 const port = ready.port as number;
 await ask({ op: "configure", scenario: { keys, deny, tag: `p${process.pid}` } });
@@ -84,4 +91,7 @@ console.log(
 await ask({ op: "stop" }).catch(() => undefined);
 admin.disconnect();
 await redis.stop();
-void info;
+const net = (name: string) => Number(new RegExp(`${name}:(\\d+)`).exec(info)?.[1] ?? 0);
+console.log(
+  `  Redis net in ${(net("total_net_input_bytes") / r.requests).toFixed(0)} B/req, out ${(net("total_net_output_bytes") / r.requests).toFixed(0)} B/req`,
+);

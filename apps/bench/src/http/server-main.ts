@@ -88,6 +88,7 @@ process.on("message", async (m: ServerRequest) => {
     } else if (m.op === "stats") {
       process.send!({ id: m.id, ok: true, stats: limiterStats() ?? null });
     } else if (m.op === "cpu") {
+      await allocSampling();
       const u = process.cpuUsage();
       process.send!({ id: m.id, ok: true, cpuUs: u.user + u.system });
     } else {
@@ -102,5 +103,26 @@ process.on("message", async (m: ServerRequest) => {
     process.send!({ id: m.id, ok: false, error: err instanceof Error ? err.stack : String(err) });
   }
 });
+// PROF_ALLOC=<file> (dev): the first "cpu" starts sampling allocations (collected objects included),
+// the second writes the samples to <file> as a .heapprofile
+let allocSession: import("node:inspector/promises").Session | undefined;
+async function allocSampling(): Promise<void> {
+  const file = process.env.PROF_ALLOC;
+  if (!file) return;
+  if (allocSession === undefined) {
+    const { Session } = await import("node:inspector/promises");
+    allocSession = new Session();
+    allocSession.connect();
+    await allocSession.post("HeapProfiler.startSampling", {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    } as never);
+    return;
+  }
+  const { profile } = (await allocSession.post("HeapProfiler.stopSampling")) as { profile: unknown };
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(file, JSON.stringify(profile));
+}
 process.on("disconnect", () => process.exit(0));
 process.send!({ id: 0, ok: true, port: (server.address() as AddressInfo).port });

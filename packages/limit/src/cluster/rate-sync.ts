@@ -167,15 +167,14 @@ export function exhaustedWaitMs(
   const ms = longestRetryMs(k.alg, k.windows, reply.windows, t, reserved);
   // a batch is one pacing interval's share: asking later than that would leave units idle
   let wait = Math.min(ms, batch > 0 ? pacingMs(k, replicas) : k.policy.syncIntervalMs);
-  // Extension: a fixed window with no unit left frees none before it ends, whoever holds credit (the
-  // store's count only grows within a window), so the key is denied locally until the window's reset:
-  // no round per burst, nor one a second per key over its limit.
-  if (k.alg === FIXED_WINDOW) {
-    for (let i = 0; i < k.windows.length; i++) {
-      const w = k.windows[i]!;
-      const st = reply.windows[i]!;
-      if (free(FIXED_WINDOW, w, st, t) < 1) wait = Math.max(wait, retryAfterMs(FIXED_WINDOW, w, st, t, 0));
-    }
+  // Extension: a window with no unit left even if no replica held credit frees none before its
+  // retry time (the store's counts only grow; a fixed window frees at its reset, a sliding window and a
+  // token bucket at their rate), so the key is denied locally until then: no round per burst, nor one
+  // per sync interval per key over its limit.
+  for (let i = 0; i < k.windows.length; i++) {
+    const w = k.windows[i]!;
+    const st = reply.windows[i]!;
+    if (free(k.alg, w, st, t) < 1) wait = Math.max(wait, retryAfterMs(k.alg, w, st, t, 0));
   }
   return wait;
 }

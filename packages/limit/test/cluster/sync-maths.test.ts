@@ -127,11 +127,24 @@ describe("applying a rate reply", () => {
     const e = env();
     const k = rateKey(SLIDING_1000);
     const s = buildRateSend(e, k, 100);
-    const full = [{ idx: STORE_START / 1000, cur: 1000, prev: 0, tat: 0 }];
-    applyRateReply(e, s, reply({ avail: 0, windows: full }), 110, false);
+    // the window has room, other replicas hold it: their credit may come back within a sync interval
+    const held = [{ idx: STORE_START / 1000, cur: 600, prev: 0, tat: 0 }];
+    applyRateReply(e, s, reply({ avail: 0, others: 400, windows: held }), 110, false);
     expect(k.isExhausted(110)).toBe(true);
     expect(k.exhaustedUntil).toBeLessThanOrEqual(110 + k.policy.syncIntervalMs);
     expect(k.nothingToPush()).toBe(true);
+  });
+  it("a sliding window full of hits waits until one could be free, past a sync interval", () => {
+    const e = env();
+    const k = rateKey(SLIDING_1000);
+    const s = buildRateSend(e, k, 100);
+    // 1000 hits in the second just begun: none frees before the next second's weight lets one go
+    const full = [{ idx: STORE_START / 1000, cur: 1000, prev: 0, tat: 0 }];
+    applyRateReply(e, s, reply({ avail: 0, windows: full }), 110, false);
+    const until = k.exhaustedUntil + e.health.offset;
+    expect(until).toBeGreaterThan(STORE_START + 1000);
+    expect(until).toBeLessThan(STORE_START + 1010);
+    expect(k.exhaustedUntil - 110).toBeGreaterThan(k.policy.syncIntervalMs);
   });
   it("a fixed window with no unit left waits for its end (its reset), however far", () => {
     const e = env();
