@@ -21,8 +21,32 @@ class Restartable implements Store {
   }
 }
 
-/** Admitted per store second of a 4 s run; the store restarts empty `restartAt` ms into second 1. */
-async function restartRun(policy: RateLimitConfig, restartAt: number, send: boolean): Promise<number[]> {
+/** Requests of these costs in turn, one every 12 ms (about 2.5x a limit of 100 units a second). */
+function offerCosts(
+  replicas: readonly Limiter[],
+  ms: number,
+  costs: readonly number[],
+  count: (kind: string, units: number) => void,
+): void {
+  if (ms % 12 !== 0) return;
+  const n = ms / 12;
+  const l = replicas[n % replicas.length]!;
+  const cost = costs[n % costs.length]!;
+  const d = l.tryCheck("k", cost);
+  if (d !== undefined) count(d.kind, cost);
+  else void l.check("k", cost).then((x) => count(x.kind, cost));
+}
+
+/**
+ * Admitted units per store second of a 4 s run; the store restarts empty `restartAt` ms into second 1.
+ * One unit a request every 4 ms, or requests of `costs` in turn.
+ */
+async function restartRun(
+  policy: RateLimitConfig,
+  restartAt: number,
+  send: boolean,
+  costs?: readonly number[],
+): Promise<number[]> {
   const clock = new ManualClock();
   const store = new Restartable(new MemoryStore(clock));
   const replicas = Array.from(
@@ -43,12 +67,13 @@ async function restartRun(policy: RateLimitConfig, restartAt: number, send: bool
   clock.set(Math.ceil(clock.unixMs() / 1000) * 1000);
   const t0 = clock.unixMs();
   const seconds = [0, 0, 0, 0];
-  const count = (kind: string) => {
-    if (kind !== "deny") seconds[Math.floor((clock.unixMs() - t0) / 1000)]!++;
+  const count = (kind: string, units = 1) => {
+    if (kind !== "deny") seconds[Math.floor((clock.unixMs() - t0) / 1000)]! += units;
   };
   for (let ms = 0; ms < 4000; ms++) {
     if (ms === 1000 + restartAt) store.inner = new MemoryStore(clock);
-    offerEvery4Ms(replicas, ms, count);
+    if (costs === undefined) offerEvery4Ms(replicas, ms, count);
+    else offerCosts(replicas, ms, costs, count);
     await clock.advanceAsync(1);
   }
   const closing = Promise.all(replicas.map((l) => l.shutdown()));
@@ -80,6 +105,19 @@ describe("a store restarted empty mid-window", () => {
       const label = `restart at ${at} ms: ${seconds.join(" ")}`;
       for (const n of seconds) expect(n, label).toBeLessThanOrEqual(LIMIT + 1);
       expect(seconds[3], label).toBeGreaterThanOrEqual(LIMIT - 3);
+    }
+  });
+
+  // Requests of 1 to 5 units: the windows seen carry units, not requests. Without: 146 and 187
+  // in the restart second; with: 100 and 100.
+  it("fixed window, mixed costs: the restart second admits at most the limit and what the others held", async () => {
+    const costs = [1, 3, 5, 2, 4];
+    for (const at of [200, 400]) {
+      const seconds = await restartRun(fixed, at, true, costs);
+      const lost = await restartRun(fixed, at, false, costs);
+      const label = `restart at ${at} ms: ${seconds.join(" ")} (without seen ${lost.join(" ")})`;
+      for (const n of seconds) expect(n, label).toBeLessThanOrEqual(LIMIT + 15);
+      expect(lost[1], label).toBeGreaterThan(LIMIT + 30);
     }
   });
 
