@@ -1,4 +1,3 @@
-import { free, retryAfterMs } from "../store/algorithm.js";
 import { FIXED_WINDOW, TOKEN_BUCKET } from "../store/algorithm-code.js";
 import type { RateReply, RateRequest } from "../store/types.js";
 import { dropStaleDirect, holdDirectUntil } from "./direct-units.js";
@@ -166,17 +165,12 @@ export function exhaustedWaitMs(
   const reserved = reply.others + k.localExtra() + ahead + held;
   const ms = longestRetryMs(k.alg, k.windows, reply.windows, t, reserved);
   // a batch is one pacing interval's share: asking later than that would leave units idle
-  let wait = Math.min(ms, batch > 0 ? pacingMs(k, replicas) : k.policy.syncIntervalMs);
-  // Extension: a window with no unit left even if no replica held credit frees none before its
-  // retry time (the store's counts only grow; a fixed window frees at its reset, a sliding window and a
-  // token bucket at their rate), so the key is denied locally until then: no round per burst, nor one
-  // per sync interval per key over its limit.
-  for (let i = 0; i < k.windows.length; i++) {
-    const w = k.windows[i]!;
-    const st = reply.windows[i]!;
-    if (free(k.alg, w, st, t) < 1) wait = Math.max(wait, retryAfterMs(k.alg, w, st, t, 0));
-  }
-  return wait;
+  const wait = Math.min(ms, batch > 0 ? pacingMs(k, replicas) : k.policy.syncIntervalMs);
+  // Extension: no unit frees before the windows' retry time were no replica holding credit (the
+  // store's counts only grow; a fixed window frees at its reset, a sliding window and a token bucket
+  // at their rate), so the key is denied locally until then: no round per burst, nor one per sync
+  // interval per key over its limit.
+  return Math.max(wait, longestRetryMs(k.alg, k.windows, reply.windows, t, 0));
 }
 
 /** Applies a rate reply (see docs/protocol.md#s3-3); `closing`: the credit is not trusted again. */
