@@ -55,6 +55,7 @@ for (let pass = 0; pass < passes; pass++) {
       })
     : undefined;
   const redis0 = await redisCpu();
+  const net0 = await redisNet();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   let next = 0;
@@ -74,6 +75,7 @@ for (let pass = 0; pass < passes; pass++) {
   const cpu = process.cpuUsage(cpu0);
   const ms = performance.now() - t0;
   const redisUs = (await redisCpu()) - redis0;
+  const net = (await redisNet()).map((b, i) => (b - net0[i]!) / keys);
   if (session) {
     if (process.env.KS_ALLOC) {
       const { profile } = (await session.post("HeapProfiler.stopSampling")) as { profile: unknown };
@@ -84,7 +86,7 @@ for (let pass = 0; pass < passes; pass++) {
     }
   }
   console.log(
-    `pass ${pass}: ${((cpu.user + cpu.system) / keys).toFixed(1)} µs CPU/check, ${(redisUs / keys).toFixed(1)} µs Redis/check, ${(keys / (ms / 1000)).toFixed(0)} checks/s, ${admitted} admitted, ${limiter.syncRounds()} rounds`,
+    `pass ${pass}: ${((cpu.user + cpu.system) / keys).toFixed(1)} µs CPU/check, ${(redisUs / keys).toFixed(1)} µs Redis/check, ${(keys / (ms / 1000)).toFixed(0)} checks/s, ${admitted} admitted, ${limiter.syncRounds()} rounds, ${net[0]!.toFixed(0)} B in + ${net[1]!.toFixed(0)} B out per check`,
   );
   await limiter.shutdown();
 }
@@ -92,6 +94,11 @@ async function redisCpu(): Promise<number> {
   const info = await admin.info("cpu");
   const n = (k: string) => Number(new RegExp(`${k}:([0-9.]+)`).exec(info)?.[1] ?? 0);
   return (n("used_cpu_user") + n("used_cpu_sys")) * 1e6;
+}
+async function redisNet(): Promise<number[]> {
+  const info = await admin.info("stats");
+  const n = (k: string) => Number(new RegExp(`${k}:([0-9]+)`).exec(info)?.[1] ?? 0);
+  return [n("total_net_input_bytes"), n("total_net_output_bytes")];
 }
 client.disconnect();
 admin.disconnect();

@@ -1,7 +1,7 @@
 import type { KeyTuning } from "./config.js";
 import type { Slot } from "./decision.js";
 import type { Family } from "./families.js";
-import { Waitlist } from "./sync-wait.js";
+import { Waitlist } from "./waitlist.js";
 
 /** The per-replica state of one concurrency-capped subject (see docs/protocol.md#s3-7). */
 export class ConcurrencyKeyState {

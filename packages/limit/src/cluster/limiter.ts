@@ -255,14 +255,20 @@ export class Limiter {
    * Waits on the store (at most the key's redisTimeoutMs) only when no credit covers it.
    * Rejects with InvalidCostError for a bad cost, LimiterClosedError after shutdown.
    */
-  async check(subject: string, cost = 1): Promise<Decision> {
-    if (cost !== 1) checkCost(cost);
-    const k = this.rates.get(subject) ?? this.subjects.adopt(subject);
-    if (k === undefined) {
-      if (this.phase === "closed") throw new LimiterClosedError("check");
-      return UNLIMITED;
+  // Not async: a check that waits allocates its wait's promise only, one that does not a settled one.
+  check(subject: string, cost = 1): Promise<Decision> {
+    try {
+      if (cost !== 1) checkCost(cost);
+      const k = this.rates.get(subject) ?? this.subjects.adopt(subject);
+      if (k === undefined) {
+        if (this.phase === "closed") throw new LimiterClosedError("check");
+        return Promise.resolve(UNLIMITED);
+      }
+      const d = this.admit(k, cost, ALLOW_LOCAL) ?? this.slow.decideNow(k, cost);
+      return d === undefined ? this.slow.waitForSync(k, cost) : Promise.resolve(d);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    return this.admit(k, cost, ALLOW_LOCAL) ?? this.slow.decideNow(k, cost) ?? this.slow.waitForSync(k, cost);
   }
 
   /**

@@ -22,7 +22,7 @@ import { RateWait } from "./rate-wait.js";
 import type { SyncTimers } from "./schedule.js";
 import { CREDIT_TRUST, type SyncEnv, windowEnd } from "./sync-maths.js";
 import type { SyncSchedule } from "./sync-schedule.js";
-import { waitForReplies } from "./sync-wait.js";
+import { startWait } from "./sync-wait.js";
 
 /** What the slow path shares with the Limiter. */
 export interface RateAdmissionDeps {
@@ -127,7 +127,7 @@ export class RateAdmission {
   }
 
   /** Waits for sync replies, redisTimeoutMs or a few measured round trips (see docs/protocol.md#s2-5). */
-  async waitForSync(k: RateKeyState, cost: number, withinShare = false): Promise<Decision> {
+  waitForSync(k: RateKeyState, cost: number, withinShare = false): Promise<Decision> {
     // the sync asks with the largest request waiting: the store keeps its units together, and a
     // one-unit request within its share may take them (docs/protocol.md#s3-9)
     if (cost >= 2 || withinShare) {
@@ -135,22 +135,23 @@ export class RateAdmission {
       const head = cost >= 2 ? cost : SHARE_HEAD;
       if (head > l.head) l.head = head;
     }
+    return new Promise((resolve, reject) => {
+      const wait = new RateWait(this.deps, this, k, cost, resolve, reject);
+      startWait(
+        this.deps.clock,
+        k,
+        cost,
+        this.deps.env.health.waitBudgetMs(k.policy),
+        k.policy.cacheTtlMs,
+        "check",
+        wait,
+      );
+    });
+  }
+
+  /** The decision after a wait that `attempt` did not decide (`result` undefined) or did. */
+  afterWait(k: RateKeyState, cost: number, result: Decision | undefined, timedOut: boolean): Decision {
     const health = this.deps.env.health;
-    const hooks = new RateWait(this.deps, k, cost);
-    const started = this.deps.clock.monoMs();
-    let { result, timedOut } = await waitForReplies(
-      this.deps.clock,
-      k,
-      cost,
-      health.waitBudgetMs(k.policy),
-      k.policy.cacheTtlMs,
-      "check",
-      hooks,
-    );
-    if (result === undefined && timedOut && this.waitsOnLateStore(k, started)) {
-      const left = started + k.policy.cacheTtlMs - this.deps.clock.monoMs();
-      ({ result, timedOut } = await waitForReplies(this.deps.clock, k, cost, left, left, "check", hooks));
-    }
     if (k.ledger !== undefined && k.waiters === 0) k.ledger.head = 0;
     const d = result ?? this.deps.admit(k, cost, ALLOW_SYNC);
     if (d !== undefined) return d;
@@ -178,7 +179,7 @@ export class RateAdmission {
    * rather than deny a request far below its limit. Other keys have cold credit, or a view, and keep
    * the bounded wait (overrun or deny).
    */
-  private waitsOnLateStore(k: RateKeyState, started: number): boolean {
+  waitsOnLateStore(k: RateKeyState, started: number): boolean {
     if (k.family === undefined || k.view.answered || this.deps.env.health.failing) return false;
     return this.deps.clock.monoMs() - started < k.policy.cacheTtlMs;
   }

@@ -1,6 +1,6 @@
 import type { KeyLedger } from "./ledger.js";
 import { newPushId, RareState, SyncPart } from "./rate-key-parts.js";
-import { Waitlist } from "./sync-wait.js";
+import { Waitlist } from "./waitlist.js";
 
 /**
  * The fields of a rate key (rate-key.ts) that most keys never use, or only once synced: read through

@@ -4,7 +4,7 @@ import type { RatePolicy } from "./config.js";
 import type { KeyLedger } from "./ledger.js";
 import type { StoreView } from "./rate-key.js";
 import type { ReplyView } from "./reply-view.js";
-import type { Waitlist } from "./sync-wait.js";
+import type { Waitlist } from "./waitlist.js";
 
 /** The parts of a key's state that are shared by a policy's keys, or made only when used (rate-key.ts). */
 

@@ -1,15 +1,23 @@
 import { ALLOW_SYNC, type Decision } from "./decision.js";
-import type { RateAdmissionDeps } from "./rate-admission.js";
+import type { RateAdmission, RateAdmissionDeps } from "./rate-admission.js";
 import type { RateKeyState } from "./rate-key.js";
-import type { WaitHooks } from "./sync-wait.js";
+import { startWait, type WaitEnd, type WaitHooks } from "./sync-wait.js";
 
-/** A rate key's wait on its sync replies, as one object (a request that waits allocates it alone). */
-export class RateWait implements WaitHooks<Decision> {
+/** A rate check waiting on its key's sync replies, as one object with the promise it settles. */
+export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
+  private readonly started: number;
+  private lateStore = false;
+
   constructor(
     private readonly deps: RateAdmissionDeps,
+    private readonly admission: RateAdmission,
     private readonly k: RateKeyState,
     private readonly cost: number,
-  ) {}
+    private readonly resolve: (d: Decision) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {
+    this.started = deps.clock.monoMs();
+  }
 
   attempt(): Decision | undefined {
     return this.deps.admit(this.k, this.cost, ALLOW_SYNC);
@@ -35,5 +43,30 @@ export class RateWait implements WaitHooks<Decision> {
   // an ask now reaches the store half a round trip later: worth it only if a unit frees by then
   paced(): boolean {
     return this.k.exhaustedUntil - this.deps.clock.monoMs() > this.deps.env.health.rttMs / 2;
+  }
+
+  ended(result: Decision | undefined, timedOut: boolean): void {
+    const { k, admission } = this;
+    try {
+      if (
+        result === undefined &&
+        timedOut &&
+        !this.lateStore &&
+        admission.waitsOnLateStore(k, this.started)
+      ) {
+        // a new family subject on a late store waits on, until the store counts as stalled
+        this.lateStore = true;
+        const left = this.started + k.policy.cacheTtlMs - this.deps.clock.monoMs();
+        startWait(this.deps.clock, k, this.cost, left, left, "check", this);
+        return;
+      }
+      this.resolve(admission.afterWait(k, this.cost, result, timedOut));
+    } catch (error) {
+      this.reject(error);
+    }
+  }
+
+  failed(error: unknown): void {
+    this.reject(error);
   }
 }

@@ -17,7 +17,7 @@ import { emitEvent } from "./events.js";
 import type { Exchange } from "./exchange.js";
 import { degradedSlotFree } from "./fail-static.js";
 import { CREDIT_TRUST, type SyncEnv } from "./sync-maths.js";
-import { waitForReplies } from "./sync-wait.js";
+import { startWait } from "./sync-wait.js";
 
 /** Concurrency decisions (see docs/protocol.md#s3-7): a slot from credit, cold, or after a sync. */
 export class SlotAdmission {
@@ -75,22 +75,28 @@ export class SlotAdmission {
     return undefined;
   }
 
-  private async waitForSlot(c: ConcurrencyKeyState): Promise<AcquireResult> {
-    const { result, timedOut } = await waitForReplies(
-      this.clock,
-      c,
-      1,
-      this.env.health.waitBudgetMs(c.tuning),
-      c.tuning.cacheTtlMs,
-      "acquire",
-      {
+  private waitForSlot(c: ConcurrencyKeyState): Promise<AcquireResult> {
+    return new Promise((resolve, reject) =>
+      startWait(this.clock, c, 1, this.env.health.waitBudgetMs(c.tuning), c.tuning.cacheTtlMs, "acquire", {
         attempt: () => this.take(c, ALLOW_SYNC),
         kick: () => void this.exchange.syncAlone(c),
         closed: this.closed,
         storeFailing: () => this.env.health.failing,
-      },
+        ended: (result, timedOut) => {
+          try {
+            resolve(result ?? this.afterWait(c, timedOut));
+          } catch (error) {
+            reject(error);
+          }
+        },
+        failed: reject,
+      }),
     );
-    const decided = result ?? this.take(c, ALLOW_SYNC);
+  }
+
+  /** No slot came while waiting: the overrun share of a slow store, or a denial. */
+  private afterWait(c: ConcurrencyKeyState, timedOut: boolean): AcquireResult {
+    const decided = this.take(c, ALLOW_SYNC);
     if (decided !== undefined) return decided;
     // A slow store (no reply in time, none failed): the replica's even share of the slots others
     // did not hold at the last reply, counting the slots it holds (see docs/protocol.md#s3-7).

@@ -1,33 +1,6 @@
 import type { Clock, Timer } from "../clock/clock.js";
 import { LimiterClosedError } from "./errors.js";
-
-/** A request waiting on a key's next sync reply. */
-interface Wakeable {
-  wake(): void;
-}
-
-/** Wakes the requests waiting on a key's next sync reply. */
-export class Waitlist {
-  // made on the first wait: most keys never have a request waiting
-  private waiting: Wakeable[] | undefined;
-
-  add(w: Wakeable): void {
-    if (this.waiting === undefined) this.waiting = [w];
-    else this.waiting.push(w);
-  }
-
-  /** Forgets every waiter without waking it (their waits ended: timed out, or the key was forgotten). */
-  clear(): void {
-    this.waiting = undefined;
-  }
-
-  notifyAll(): void {
-    if (this.waiting === undefined || this.waiting.length === 0) return;
-    const woken = this.waiting;
-    this.waiting = undefined;
-    for (const w of woken) w.wake();
-  }
-}
+import type { Waitlist, Wakeable } from "./waitlist.js";
 
 /** What waiting on a key's sync replies reads (rate and concurrency keys alike). */
 export interface SyncedKey {
@@ -53,67 +26,30 @@ export interface WaitHooks<R> {
   paced?(): boolean;
 }
 
-/** How a wait ended: with a decision, or without one (and whether the budget ran out). */
-export interface WaitOutcome<R> {
-  result: R | undefined;
-  timedOut: boolean;
+/** Where a wait's end goes: one object per waiting request, with its hooks. */
+export interface WaitEnd<R> {
+  ended(result: R | undefined, timedOut: boolean): void;
+  /** LimiterClosedError when the limiter shut down meanwhile, or what a hook threw. */
+  failed(error: unknown): void;
 }
 
 /**
  * Waits on a key's sync replies, at most `budgetMs` (see docs/protocol.md#s2-5): until `attempt`
  * decides, a reply answers a request sent after this wait registered, or the store fails. A wait
  * registered while a round was in flight gets `budgetMs` again from that round's reply, never past
- * `ceilingMs` (cacheTtlMs) from its start.
- * Rejects with LimiterClosedError (naming `op`) when the limiter shuts down meanwhile.
+ * `ceilingMs` (cacheTtlMs) from its start. Ends through `hooks.ended`, or `hooks.failed` with
+ * LimiterClosedError (naming `op`) when the limiter shuts down meanwhile.
  */
-export async function waitForReplies<R>(
+export function startWait<R>(
   clock: Clock,
   key: SyncedKey,
   units: number,
   budgetMs: number,
   ceilingMs: number,
   op: "check" | "acquire",
-  hooks: WaitHooks<R>,
-): Promise<WaitOutcome<R>> {
-  const started = clock.monoMs();
-  let deadline = started + budgetMs;
-  let registered = key.sendSeq;
-  let reasked = false;
-  let carried = false;
-  key.waiters += units;
-  try {
-    for (;;) {
-      const left = deadline - clock.monoMs();
-      if (left <= 0) return { result: undefined, timedOut: true };
-      if (!key.syncing) hooks.kick();
-      // a failing store is probed once per interval: without a probe in flight, decide now
-      if (!key.syncing && hooks.storeFailing()) return { result: undefined, timedOut: false };
-      const woken = nextReply(clock, key.waitlist, left);
-      if (!(await woken)) return { result: undefined, timedOut: true };
-      if (hooks.closed()) throw new LimiterClosedError(op);
-      const result = hooks.attempt();
-      if (result !== undefined) return { result, timedOut: false };
-      if (hooks.storeFailing()) return { result: undefined, timedOut: false };
-      if (key.doneSeq > registered) {
-        // the time went to this process, not to the store: ask once more, on a fresh budget
-        if (reasked || hooks.lapsedOnArrival?.() !== true) return { result: undefined, timedOut: false };
-        reasked = true;
-        registered = key.sendSeq;
-        deadline = clock.monoMs() + budgetMs;
-      } else if (hooks.paced?.() === true) {
-        // Registered while that round was in flight: the store just paced this replica, so another
-        // round now would come back empty (docs/protocol.md#s2-5); decided as a request arriving now is.
-        return { result: undefined, timedOut: false };
-      } else if (!carried) {
-        // That round left before this wait and did not carry its need: the round that does gets the
-        // whole budget (a burst landing on a round in flight was denied on a healthy store)
-        carried = true;
-        deadline = Math.max(deadline, Math.min(clock.monoMs() + budgetMs, started + ceilingMs));
-      }
-    }
-  } finally {
-    key.waiters -= units;
-  }
+  hooks: WaitHooks<R> & WaitEnd<R>,
+): void {
+  new SyncWait(clock, key, units, budgetMs, ceilingMs, op, hooks).step();
 }
 
 /** A wait's timer later than this (or than its whole budget, if shorter) means the event loop was blocked. */
@@ -121,33 +57,77 @@ const LATE_TIMER_MS = 5;
 
 const UNREF = { unref: true } as const;
 
-/** Resolves true on the key's next reply (or failure), false after `ms` (twice `ms` when blocked). */
-function nextReply(clock: Clock, waitlist: Waitlist, ms: number): Promise<boolean> {
-  return new Promise<boolean>((resolve) => waitlist.add(new ReplyWait(clock, ms, resolve)));
-}
-
-/** One wait for a reply: its timer and its place in the key's waitlist, in one object. */
-class ReplyWait implements Wakeable {
-  private readonly due: number;
+/**
+ * One request's wait, stepped by its key's replies and its timer: the loop of docs/protocol.md#s2-5
+ * as one object, without a promise per reply.
+ */
+class SyncWait<R> implements Wakeable {
+  private readonly started: number;
+  private deadline: number;
+  private registered: number;
+  private reasked = false;
+  private carried = false;
+  /** In the key's waitlist with a timer running: a wake or the timer ends this turn. */
+  private armed = false;
+  private due = 0;
+  private ms = 0;
   private extended = false;
   private polled = false;
-  private timer: Timer;
+  private timer: Timer | undefined;
 
   constructor(
     private readonly clock: Clock,
-    private readonly ms: number,
-    private readonly resolve: (woken: boolean) => void,
+    private readonly key: SyncedKey,
+    private readonly units: number,
+    private readonly budgetMs: number,
+    private readonly ceilingMs: number,
+    private readonly op: "check" | "acquire",
+    private readonly hooks: WaitHooks<R> & WaitEnd<R>,
   ) {
-    this.due = clock.monoMs() + ms;
-    this.timer = clock.setTimer(ms, this.expire, UNREF);
+    this.started = clock.monoMs();
+    this.deadline = this.started + budgetMs;
+    this.registered = key.sendSeq;
+    key.waiters += units;
   }
 
+  /** The top of the loop: end, or wait for the next reply (or failure) at most until the deadline. */
+  step(): void {
+    const { key, hooks } = this;
+    const left = this.deadline - this.clock.monoMs();
+    if (left <= 0) {
+      this.end(undefined, true);
+      return;
+    }
+    try {
+      if (!key.syncing) hooks.kick();
+      // a failing store is probed once per interval: without a probe in flight, decide now
+      if (!key.syncing && hooks.storeFailing()) {
+        this.end(undefined, false);
+        return;
+      }
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    this.armed = true;
+    this.extended = false;
+    this.polled = false;
+    this.ms = left;
+    this.due = this.clock.monoMs() + left;
+    key.waitlist.add(this);
+    this.timer = this.clock.setTimer(left, this.expire, UNREF);
+  }
+
+  // A reply arrived (or the store failed): decided after the code that applied it, as an await would.
   wake(): void {
-    this.timer.cancel();
-    this.resolve(true);
+    if (!this.armed) return; // an entry left from a turn that timed out
+    this.armed = false;
+    this.timer?.cancel();
+    queueMicrotask(this.woken);
   }
 
   private readonly expire = (): void => {
+    if (!this.armed) return;
     // Late means the event loop was blocked (a GC pause, a busy callback): the time went to this
     // process, not to the store, and timers run before sockets are read, so a reply may already be
     // waiting. Give the store its budget once more before a timeout.
@@ -158,6 +138,63 @@ class ReplyWait implements Wakeable {
       // Even on time, a reply may have landed while this turn ran: decide after one I/O poll.
       this.polled = true;
       this.timer = this.clock.setTimer(0, this.expire, UNREF);
-    } else this.resolve(false);
+    } else {
+      this.armed = false;
+      this.end(undefined, true);
+    }
   };
+
+  private readonly woken = (): void => {
+    const { key, hooks } = this;
+    try {
+      if (hooks.closed()) {
+        this.fail(new LimiterClosedError(this.op));
+        return;
+      }
+      const result = hooks.attempt();
+      if (result !== undefined) {
+        this.end(result, false);
+        return;
+      }
+      if (hooks.storeFailing()) {
+        this.end(undefined, false);
+        return;
+      }
+      if (key.doneSeq > this.registered) {
+        // the time went to this process, not to the store: ask once more, on a fresh budget
+        if (this.reasked || hooks.lapsedOnArrival?.() !== true) {
+          this.end(undefined, false);
+          return;
+        }
+        this.reasked = true;
+        this.registered = key.sendSeq;
+        this.deadline = this.clock.monoMs() + this.budgetMs;
+      } else if (hooks.paced?.() === true) {
+        // Registered while that round was in flight: the store just paced this replica, so another
+        // round now would come back empty (docs/protocol.md#s2-5); decided as a request arriving now is.
+        this.end(undefined, false);
+        return;
+      } else if (!this.carried) {
+        // That round left before this wait and did not carry its need: the round that does gets the
+        // whole budget (a burst landing on a round in flight was denied on a healthy store)
+        this.carried = true;
+        const now = this.clock.monoMs();
+        this.deadline = Math.max(this.deadline, Math.min(now + this.budgetMs, this.started + this.ceilingMs));
+      }
+    } catch (error) {
+      this.fail(error);
+      return;
+    }
+    this.step();
+  };
+
+  private end(result: R | undefined, timedOut: boolean): void {
+    this.key.waiters -= this.units;
+    this.hooks.ended(result, timedOut);
+  }
+
+  private fail(error: unknown): void {
+    this.key.waiters -= this.units;
+    this.hooks.failed(error);
+  }
 }
