@@ -19,6 +19,12 @@ export interface NodeRedisClusterLike {
   readonly slots: ReadonlyArray<{ master: NodeRedisNodeLike } | undefined>;
   readonly masters: readonly NodeRedisNodeLike[];
   nodeClient(node: NodeRedisNodeLike): Promise<NodeRedisClientLike>;
+  /** The cluster's own routing, which follows MOVED and ASK (and loads the slot map again on MOVED). */
+  sendCommand?(
+    firstKey: string | undefined,
+    isReadonly: boolean | undefined,
+    args: string[],
+  ): Promise<unknown>;
 }
 
 /** The cluster has no node for a key's slot (slots not loaded: call `await cluster.connect()` first). */
@@ -118,6 +124,36 @@ export class NodeRedisExec implements RedisExec {
       );
     }
     await Promise.all(work);
+    await followRedirects(client, commands, replies);
     return replies;
   }
+}
+
+// A slot that moved (a failover handed over, a resharding) answers MOVED or ASK without running the
+// command: sent again through the cluster's routing, which follows the redirect and, on MOVED, loads
+// the new slot map, so the next rounds go to the new master directly.
+async function followRedirects(
+  cluster: NodeRedisClusterLike,
+  commands: readonly RedisCommand[],
+  replies: RedisReply[],
+): Promise<void> {
+  const send = cluster.sendCommand?.bind(cluster);
+  if (send === undefined) return;
+  const again: Promise<void>[] = [];
+  replies.forEach((reply, i) => {
+    const c = commands[i]!;
+    if (!(reply instanceof Error) || c.key === undefined || !/^(MOVED|ASK) /.test(reply.message)) return;
+    again.push(
+      send(c.key, false, [...c.args]).then(
+        (value) => {
+          replies[i] = value as RedisReply;
+        },
+        (err: unknown) => {
+          if (!isServerError(err)) throw err; // the connection failed: the round trip has no replies
+          replies[i] = err as Error;
+        },
+      ),
+    );
+  });
+  await Promise.all(again);
 }

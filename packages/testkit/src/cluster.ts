@@ -7,8 +7,9 @@ import { type RedisServer, startRedis } from "./server.js";
 
 const run = promisify(execFile);
 
-/** A 3-master Redis Cluster of private servers (no replicas), every slot assigned. */
+/** A Redis Cluster of private servers (3 masters by default, no replicas), every slot assigned. */
 export interface RedisClusterHandle {
+  /** Every node: the masters first, then their replicas (as `redis-cli --cluster create` pairs them). */
   readonly nodes: readonly RedisServer[];
   /** `[{ host, port }]` of the masters, the form cluster clients take as seeds. */
   readonly seeds: ReadonlyArray<{ host: string; port: number }>;
@@ -25,12 +26,35 @@ async function clusterState(port: number): Promise<string> {
   }
 }
 
+/** Options of `startCluster`. */
+export interface ClusterOptions {
+  /** Replicas per master (default 0). */
+  replicas?: number;
+  /** cluster-node-timeout: how long a master may be unreachable before its replica takes over (default 5000). */
+  nodeTimeoutMs?: number;
+}
+
+/** The replication link of a replica is up (it holds its master's data). */
+async function replicaLinked(port: number): Promise<boolean> {
+  try {
+    const info = await rawCommand(port, ["INFO", "replication"], 1000);
+    return !info.includes("role:slave") || info.includes("master_link_status:up");
+  } catch {
+    return false;
+  }
+}
+
 /**
- * Starts `masters` (default 3) cluster-enabled servers on free ports (each with its own dir and
- * nodes.conf), joins them with `redis-cli --cluster create`, and waits until every node says
- * cluster_state:ok.
+ * Starts `masters` (default 3) cluster-enabled servers on free ports, and `replicas` per master
+ * (each with its own dir and nodes.conf), joins them with `redis-cli --cluster create`, and waits
+ * until every node says cluster_state:ok and every replica's link to its master is up.
  */
-export async function startCluster(masters = 3, readyTimeoutMs = 30_000): Promise<RedisClusterHandle> {
+export async function startCluster(
+  masters = 3,
+  readyTimeoutMs = 30_000,
+  options: ClusterOptions = {},
+): Promise<RedisClusterHandle> {
+  const replicas = options.replicas ?? 0;
   const { cli } = serverBinaries();
   if (!cli) throw new Error("testkit: redis-cli (or valkey-cli) is needed to create a Redis Cluster");
   const nodes: RedisServer[] = [];
@@ -38,7 +62,7 @@ export async function startCluster(masters = 3, readyTimeoutMs = 30_000): Promis
     await Promise.all(nodes.map((n) => n.stop()));
   };
   try {
-    for (let i = 0; i < masters; i++) {
+    for (let i = 0; i < masters * (1 + replicas); i++) {
       const port = await freePort(10_000);
       nodes.push(
         await startRedis({
@@ -50,7 +74,7 @@ export async function startCluster(masters = 3, readyTimeoutMs = 30_000): Promis
             "--cluster-config-file",
             "nodes.conf",
             "--cluster-node-timeout",
-            "5000",
+            String(options.nodeTimeoutMs ?? 5000),
           ],
         }),
       );
@@ -62,7 +86,7 @@ export async function startCluster(masters = 3, readyTimeoutMs = 30_000): Promis
         "create",
         ...nodes.map((n) => `${n.host}:${n.port}`),
         "--cluster-replicas",
-        "0",
+        String(replicas),
         "--cluster-yes",
       ],
       { timeout: readyTimeoutMs },
@@ -70,7 +94,8 @@ export async function startCluster(masters = 3, readyTimeoutMs = 30_000): Promis
     const deadline = Date.now() + readyTimeoutMs;
     for (;;) {
       const states = await Promise.all(nodes.map((n) => clusterState(n.port)));
-      if (states.every((s) => s === "ok")) break;
+      const linked = await Promise.all(nodes.map((n) => replicaLinked(n.port)));
+      if (states.every((s) => s === "ok") && linked.every(Boolean)) break;
       if (Date.now() > deadline) throw new Error(`testkit: cluster not ready: ${states.join(", ")}`);
       await new Promise((r) => setTimeout(r, 100));
     }
@@ -78,5 +103,6 @@ export async function startCluster(masters = 3, readyTimeoutMs = 30_000): Promis
     await stop();
     throw err;
   }
-  return { nodes, seeds: nodes.map((n) => ({ host: n.host, port: n.port })), stop };
+  const seeds = nodes.slice(0, masters).map((n) => ({ host: n.host, port: n.port }));
+  return { nodes, seeds, stop };
 }
