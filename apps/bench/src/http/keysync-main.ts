@@ -1,11 +1,11 @@
 // Dev tool (not a case): the server's CPU per key-sync with no HTTP in the way. One Limiter on a
 // private Redis, family subjects each checked once for the first time (every check waits for its
 // key's sync, as a request on a key whose credit lapsed does), 50 checks in flight like 50 connections.
-// usage: node --import tsx keysync-main.ts [keys=60000] [passes=3] [cpuProfDir]
+// usage: node --import tsx keysync-main.ts [keys=60000] [passes=3] [cpuProfDir]; KS_RLF=1 or KS_MEMORY=1
 
 import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { Limiter, RedisStore } from "@resil/limit";
+import { Limiter, MemoryStore, RedisStore, systemClock } from "@resil/limit";
 import { IoRedisExec } from "@resil/store-ioredis";
 import { Redis } from "ioredis";
 import { RateLimiterRedis } from "rate-limiter-flexible";
@@ -24,7 +24,8 @@ let session: Session | undefined;
 for (let pass = 0; pass < passes; pass++) {
   const limiter = new Limiter(
     { service: `ks-${process.pid}-${pass}` },
-    new RedisStore(new IoRedisExec(client)),
+    // KS_MEMORY=1: a MemoryStore in this process instead of Redis (the wait without the network)
+    process.env.KS_MEMORY ? new MemoryStore(systemClock) : new RedisStore(new IoRedisExec(client)),
   );
   await limiter.start();
   limiter.setFamily("k:", ADMIT);
