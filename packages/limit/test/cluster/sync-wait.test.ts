@@ -1,0 +1,111 @@
+import { describe, expect, it } from "vitest";
+import { ManualClock } from "../../src/clock/manual-clock.js";
+import { type SyncedKey, startWait, type WaitEnd, type WaitHooks } from "../../src/cluster/sync-wait.js";
+import { Waitlist } from "../../src/cluster/waitlist.js";
+
+function key(): SyncedKey {
+  return { syncing: false, waiters: 0, sendSeq: 0, doneSeq: 0, waitlist: new Waitlist() };
+}
+
+type Ends = Array<{ result?: string; timedOut?: boolean; error?: unknown }>;
+
+function hooks(
+  k: SyncedKey,
+  attempt: () => string | undefined,
+  ends: Ends,
+): WaitHooks<string> & WaitEnd<string> {
+  return {
+    attempt,
+    kick: () => {
+      k.syncing = true;
+      k.sendSeq++;
+    },
+    closed: () => false,
+    storeFailing: () => false,
+    ended: (result, timedOut) => ends.push({ result, timedOut }),
+    failed: (error) => ends.push({ error }),
+  };
+}
+
+/** A reply to the key's sync: it is done, and its waiters wake. */
+function reply(k: SyncedKey): void {
+  k.syncing = false;
+  k.doneSeq = k.sendSeq;
+  k.waitlist.notifyAll();
+}
+
+const microtasks = () => new Promise<void>((r) => setImmediate(r));
+
+describe("startWait", () => {
+  it("decides after the reply, once the code that applied it has run", async () => {
+    const clock = new ManualClock();
+    const k = key();
+    const ends: Ends = [];
+    let granted = false;
+    startWait(
+      clock,
+      k,
+      1,
+      100,
+      1000,
+      "check",
+      hooks(k, () => (granted ? "allow" : undefined), ends),
+    );
+    expect(k.waiters).toBe(1);
+    reply(k);
+    granted = true; // set after notifyAll, as a round applies every key before its waiters run
+    expect(ends).toEqual([]);
+    await microtasks();
+    expect(ends).toEqual([{ result: "allow", timedOut: false }]);
+    expect(k.waiters).toBe(0);
+  });
+
+  it("a hook that throws ends the wait with its error, not an uncaught exception", async () => {
+    const clock = new ManualClock();
+    const k = key();
+    const ends: Ends = [];
+    const boom = new Error("attempt failed");
+    startWait(
+      clock,
+      k,
+      2,
+      100,
+      1000,
+      "check",
+      hooks(
+        k,
+        () => {
+          throw boom;
+        },
+        ends,
+      ),
+    );
+    reply(k);
+    await microtasks();
+    expect(ends).toEqual([{ error: boom }]);
+    expect(k.waiters).toBe(0);
+  });
+
+  it("times out after its budget; a later reply does not wake it again", async () => {
+    const clock = new ManualClock();
+    const k = key();
+    const ends: Ends = [];
+    startWait(
+      clock,
+      k,
+      1,
+      100,
+      1000,
+      "check",
+      hooks(k, () => undefined, ends),
+    );
+    clock.advance(99);
+    expect(ends).toEqual([]);
+    clock.advance(1);
+    expect(ends).toEqual([{ result: undefined, timedOut: true }]);
+    reply(k); // its entry is still in the waitlist
+    await microtasks();
+    expect(ends).toHaveLength(1);
+    expect(k.waiters).toBe(0);
+  });
+});
