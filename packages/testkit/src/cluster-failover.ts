@@ -17,7 +17,7 @@ async function role(port: number): Promise<string> {
   return rawCommand(port, ["ROLE"], 1000).catch(() => "unreachable");
 }
 
-/** The master that holds the service's key of `subject`. */
+/** The master holding a key that matches `pattern` (replicas hold copies: masters only). */
 async function masterOf(nodes: readonly RedisServer[], pattern: string): Promise<RedisServer | undefined> {
   for (const n of nodes) {
     if (!(await role(n.port)).includes("master")) continue;

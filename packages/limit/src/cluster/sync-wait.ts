@@ -69,7 +69,6 @@ class SyncWait<R> implements Wakeable {
   private carried = false;
   /** In the key's waitlist with a timer running: a wake or the timer ends this turn. */
   private armed = false;
-  private due = 0;
   private ms = 0;
   private extended = false;
   private polled = false;
@@ -113,7 +112,6 @@ class SyncWait<R> implements Wakeable {
     this.extended = false;
     this.polled = false;
     this.ms = left;
-    this.due = this.clock.monoMs() + left;
     key.waitlist.add(this);
     this.timer = this.clock.setTimer(left, this.expire, UNREF);
   }
@@ -131,7 +129,7 @@ class SyncWait<R> implements Wakeable {
     // Late means the event loop was blocked (a GC pause, a busy callback): the time went to this
     // process, not to the store, and timers run before sockets are read, so a reply may already be
     // waiting. Give the store its budget once more before a timeout.
-    if (this.clock.monoMs() - this.due > Math.min(this.ms, LATE_TIMER_MS) && !this.extended) {
+    if (this.clock.monoMs() - this.deadline > Math.min(this.ms, LATE_TIMER_MS) && !this.extended) {
       this.extended = true;
       this.timer = this.clock.setTimer(this.ms, this.expire, UNREF);
     } else if (!this.polled) {
