@@ -118,7 +118,11 @@ export class SyncPart {
   }
 }
 
-/** A push id: names one key state's push total in the store (random, base 36). */
+// 10 random base-36 characters per process (about 51 bits): ids of two replicas or two runs do not meet
+const PUSH_ID_PREFIX = Array.from({ length: 10 }, () => Math.floor(Math.random() * 36).toString(36)).join("");
+let pushIds = 0;
+
+/** A push id: names one key state's push total in the store (the process's prefix and a counter). */
 export function newPushId(): string {
-  return (Math.random() * 2 ** 52).toString(36).replace(".", "");
+  return PUSH_ID_PREFIX + (pushIds++).toString(36);
 }

@@ -137,25 +137,60 @@ export function normalizeRate(req: RateRequest, opts: NormalizeOptions): RateReq
   if (hitsOld > 0 && !Number.isFinite(req.tOld)) {
     throw new StoreRequestError("tOld", `must be a finite time when hitsOld > 0, got ${req.tOld}`);
   }
+  const key = requireName("key", req.key);
+  const windows = normalizeWindows(req.alg, req.windows);
+  const pod = requireName("pod", req.pod);
+  const tOld = hitsOld > 0 ? req.tOld : 0;
+  const pushId = pushIdOf(req.pushId);
+  const seen = seenOf(req.seen, req.windows.length);
+  const leaseTtlMs = requirePositive("leaseTtlMs", req.leaseTtlMs, opts.finiteLease);
+  const hits = toCount(req.hits);
+  const unused = toCount(req.unused);
+  const want = toCount(req.want);
+  const need = toCount(req.need);
+  const batch = toCount(req.batch ?? 0);
+  const head = toCount(req.head ?? 0);
+  const pushTotal = toCount(req.pushTotal ?? 0);
+  const allowance = toAllowance(req.allowance);
+  const replicas = toCount(req.replicas);
+  // the limiter's own requests are normal already: kept, so a round does not copy each of them
+  if (
+    windows === req.windows &&
+    hits === req.hits &&
+    hitsOld === req.hitsOld &&
+    tOld === req.tOld &&
+    unused === req.unused &&
+    want === req.want &&
+    need === req.need &&
+    batch === req.batch &&
+    head === req.head &&
+    pushId === req.pushId &&
+    pushTotal === req.pushTotal &&
+    seen === req.seen &&
+    allowance === req.allowance &&
+    replicas === req.replicas
+  )
+    return req;
+  const { alg } = req;
   return {
-    key: requireName("key", req.key),
-    alg: req.alg,
-    windows: normalizeWindows(req.alg, req.windows),
-    pod: requireName("pod", req.pod),
-    hits: toCount(req.hits),
+    key,
+    alg,
+    windows,
+    pod,
+    hits,
     hitsOld,
-    tOld: hitsOld > 0 ? req.tOld : 0,
-    unused: toCount(req.unused),
-    want: toCount(req.want),
-    need: toCount(req.need),
-    batch: toCount(req.batch ?? 0),
-    head: toCount(req.head ?? 0),
-    pushId: pushIdOf(req.pushId),
-    pushTotal: toCount(req.pushTotal ?? 0),
-    seen: seenOf(req.seen, req.windows.length),
-    allowance: toAllowance(req.allowance),
-    replicas: toCount(req.replicas),
-    leaseTtlMs: requirePositive("leaseTtlMs", req.leaseTtlMs, opts.finiteLease),
+    tOld,
+    unused,
+    want,
+    need,
+    batch,
+    head,
+    pushId,
+    pushTotal,
+    seen,
+    allowance,
+    replicas,
+    leaseTtlMs,
   };
 }
 
