@@ -104,7 +104,9 @@ process.on("message", async (m: ServerRequest) => {
   }
 });
 // PROF_ALLOC=<file> (dev): the first "cpu" starts sampling allocations (collected objects included),
-// the second writes the samples to <file> as a .heapprofile
+// the second writes the samples to <file> as a .heapprofile. PROF_ALLOC_PROMOTED=1 keeps only what no
+// young-generation collection freed (run with PROF_FLAGS=--expose-gc so the young garbage left at the
+// end is collected first)
 let allocSession: import("node:inspector/promises").Session | undefined;
 async function allocSampling(): Promise<void> {
   const file = process.env.PROF_ALLOC;
@@ -116,10 +118,13 @@ async function allocSampling(): Promise<void> {
     await allocSession.post("HeapProfiler.startSampling", {
       samplingInterval: 4096,
       includeObjectsCollectedByMajorGC: true,
-      includeObjectsCollectedByMinorGC: true,
+      includeObjectsCollectedByMinorGC: process.env.PROF_ALLOC_PROMOTED !== "1",
     } as never);
     return;
   }
+  const gc = (globalThis as { gc?: (options: { type: "minor" }) => void }).gc;
+  gc?.({ type: "minor" });
+  gc?.({ type: "minor" });
   const { profile } = (await allocSession.post("HeapProfiler.stopSampling")) as { profile: unknown };
   const { writeFileSync } = await import("node:fs");
   writeFileSync(file, JSON.stringify(profile));
