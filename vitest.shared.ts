@@ -6,6 +6,7 @@ export function project(name: string, extra: UserWorkspaceConfig["test"] = {}) {
   return defineProject({
     resolve: { conditions: ["source", "module", "node", "import", "default"] },
     ssr: { resolve: { conditions: ["source", ...defaultServerConditions] } },
-    test: { name, include: ["test/**/*.test.ts"], ...extra },
+    // CPU-bound tests share 2 cores with the rest of the pass: a timeout is a hang guard, not a bound
+    test: { name, include: ["test/**/*.test.ts"], testTimeout: 30_000, hookTimeout: 30_000, ...extra },
   });
 }

@@ -23,6 +23,8 @@ let failed = 0;
 let worst = 0;
 // Tests that passed only on a retry: a real-time bound missed once is shown, not hidden by the retry.
 const retried = [];
+// Failed tests by name, printed again above the last line: CI keeps only the end of the output.
+const failures = [];
 passes.forEach(({ list, serial }, i) => {
   const report = `.vitest-report-${i}.json`;
   rmSync(report, { force: true });
@@ -47,10 +49,15 @@ passes.forEach(({ list, serial }, i) => {
     passFailed = json.numFailedTests ?? 0;
     // A file that failed to load has no tests in the counts: count it as one failure.
     for (const file of json.testResults ?? []) {
-      if (file.status === "failed" && (file.assertionResults ?? []).length === 0) passFailed += 1;
+      if (file.status === "failed" && (file.assertionResults ?? []).length === 0) {
+        passFailed += 1;
+        failures.push(`${file.name}: did not load: ${(file.message ?? "").split("\n")[0]}`);
+      }
       for (const t of file.assertionResults ?? []) {
         const first = t.failureMessages?.[0];
         if (t.status === "passed" && first) retried.push(`${t.fullName}: ${first.split("\n")[0]}`);
+        if (t.status === "failed")
+          failures.push(`${file.name}: ${t.fullName}: ${(first ?? "").split("\n")[0]}`);
       }
     }
     rmSync(report, { force: true });
@@ -62,6 +69,10 @@ passes.forEach(({ list, serial }, i) => {
 if (retried.length > 0) {
   console.log(`${retried.length} passed only after a retry:`);
   for (const r of retried) console.log(`  ${r}`);
+}
+if (failures.length > 0) {
+  console.log(`${failures.length} failed:`);
+  for (const f of failures) console.log(`  ${f}`);
 }
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : worst);
