@@ -35,6 +35,7 @@ import { StoreHealth } from "./store-health.js";
 import { type PolicyEntry, parsePolicy, SubjectTable } from "./subjects.js";
 import type { SyncEnv } from "./sync-maths.js";
 import type { SyncSchedule } from "./sync-schedule.js";
+import { WaitDeadlines } from "./wait-deadlines.js";
 
 export type { PolicyEntry } from "./subjects.js";
 
@@ -119,10 +120,18 @@ export class Limiter {
           : 0,
     );
     this.schedule.onFirstDue = () => this.timers.resume();
-    this.slots = new SlotAdmission(env, clock, this.exchange, this.slotCounts, () => this.phase === "closed");
+    const deadlines = new WaitDeadlines(clock);
+    this.slots = new SlotAdmission(
+      env,
+      deadlines,
+      this.exchange,
+      this.slotCounts,
+      () => this.phase === "closed",
+    );
     this.slow = new RateAdmission({
       env,
       clock,
+      deadlines,
       exchange: this.exchange,
       timers: this.timers,
       schedule: this.schedule,

@@ -23,11 +23,14 @@ import type { SyncTimers } from "./schedule.js";
 import { CREDIT_TRUST, type SyncEnv, windowEnd } from "./sync-maths.js";
 import type { SyncSchedule } from "./sync-schedule.js";
 import { startWait } from "./sync-wait.js";
+import type { WaitDeadlines } from "./wait-deadlines.js";
 
 /** What the slow path shares with the Limiter. */
 export interface RateAdmissionDeps {
   env: SyncEnv;
   clock: Clock;
+  /** Every wait's deadline, under one timer. */
+  deadlines: WaitDeadlines;
   exchange: Exchange;
   timers: SyncTimers;
   schedule: SyncSchedule;
@@ -138,7 +141,7 @@ export class RateAdmission {
     return new Promise((resolve, reject) => {
       const wait = new RateWait(this.deps, this, k, cost, resolve, reject);
       startWait(
-        this.deps.clock,
+        this.deps.deadlines,
         k,
         cost,
         this.deps.env.health.waitBudgetMs(k.policy),

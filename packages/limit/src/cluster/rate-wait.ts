@@ -57,7 +57,7 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
         // a new family subject on a late store waits on, until the store counts as stalled
         this.lateStore = true;
         const left = this.started + k.policy.cacheTtlMs - this.deps.clock.monoMs();
-        startWait(this.deps.clock, k, this.cost, left, left, "check", this);
+        startWait(this.deps.deadlines, k, this.cost, left, left, "check", this);
         return;
       }
       this.resolve(admission.afterWait(k, this.cost, result, timedOut));

@@ -18,16 +18,21 @@ import type { Exchange } from "./exchange.js";
 import { degradedSlotFree } from "./fail-static.js";
 import { CREDIT_TRUST, type SyncEnv } from "./sync-maths.js";
 import { startWait } from "./sync-wait.js";
+import type { WaitDeadlines } from "./wait-deadlines.js";
 
 /** Concurrency decisions (see docs/protocol.md#s3-7): a slot from credit, cold, or after a sync. */
 export class SlotAdmission {
+  private readonly clock: Clock;
+
   constructor(
     private readonly env: SyncEnv,
-    private readonly clock: Clock,
+    private readonly deadlines: WaitDeadlines,
     private readonly exchange: Exchange,
     private readonly counts: number[],
     private readonly closed: () => boolean,
-  ) {}
+  ) {
+    this.clock = deadlines.clock;
+  }
 
   acquire(c: ConcurrencyKeyState): AcquireResult | Promise<AcquireResult> {
     return this.take(c, ALLOW_LOCAL) ?? this.acquireNow(c) ?? this.waitForSlot(c);
@@ -77,20 +82,28 @@ export class SlotAdmission {
 
   private waitForSlot(c: ConcurrencyKeyState): Promise<AcquireResult> {
     return new Promise((resolve, reject) =>
-      startWait(this.clock, c, 1, this.env.health.waitBudgetMs(c.tuning), c.tuning.cacheTtlMs, "acquire", {
-        attempt: () => this.take(c, ALLOW_SYNC),
-        kick: () => void this.exchange.syncAlone(c),
-        closed: this.closed,
-        storeFailing: () => this.env.health.failing,
-        ended: (result, timedOut) => {
-          try {
-            resolve(result ?? this.afterWait(c, timedOut));
-          } catch (error) {
-            reject(error);
-          }
+      startWait(
+        this.deadlines,
+        c,
+        1,
+        this.env.health.waitBudgetMs(c.tuning),
+        c.tuning.cacheTtlMs,
+        "acquire",
+        {
+          attempt: () => this.take(c, ALLOW_SYNC),
+          kick: () => void this.exchange.syncAlone(c),
+          closed: this.closed,
+          storeFailing: () => this.env.health.failing,
+          ended: (result, timedOut) => {
+            try {
+              resolve(result ?? this.afterWait(c, timedOut));
+            } catch (error) {
+              reject(error);
+            }
+          },
+          failed: reject,
         },
-        failed: reject,
-      }),
+      ),
     );
   }
 

@@ -1,5 +1,6 @@
-import type { Clock, Timer } from "../clock/clock.js";
+import type { Clock } from "../clock/clock.js";
 import { LimiterClosedError } from "./errors.js";
+import type { Deadline, WaitDeadlines } from "./wait-deadlines.js";
 import type { Waitlist, Wakeable } from "./waitlist.js";
 
 /** What waiting on a key's sync replies reads (rate and concurrency keys alike). */
@@ -41,7 +42,7 @@ export interface WaitEnd<R> {
  * LimiterClosedError (naming `op`) when the limiter shuts down meanwhile.
  */
 export function startWait<R>(
-  clock: Clock,
+  deadlines: WaitDeadlines,
   key: SyncedKey,
   units: number,
   budgetMs: number,
@@ -49,33 +50,33 @@ export function startWait<R>(
   op: "check" | "acquire",
   hooks: WaitHooks<R> & WaitEnd<R>,
 ): void {
-  new SyncWait(clock, key, units, budgetMs, ceilingMs, op, hooks).step();
+  new SyncWait(deadlines, key, units, budgetMs, ceilingMs, op, hooks).step();
 }
 
 /** A wait's timer later than this (or than its whole budget, if shorter) means the event loop was blocked. */
 const LATE_TIMER_MS = 5;
 
-const UNREF = { unref: true } as const;
-
 /**
- * One request's wait, stepped by its key's replies and its timer: the loop of docs/protocol.md#s2-5
+ * One request's wait, stepped by its key's replies and its deadline: the loop of docs/protocol.md#s2-5
  * as one object, without a promise per reply.
  */
-class SyncWait<R> implements Wakeable {
+class SyncWait<R> implements Wakeable, Deadline {
+  due = 0;
+  slot = -1;
+  private readonly clock: Clock;
   private readonly started: number;
   private deadline: number;
   private registered: number;
   private reasked = false;
   private carried = false;
-  /** In the key's waitlist with a timer running: a wake or the timer ends this turn. */
+  /** In the key's waitlist with a deadline pending: a wake or the deadline ends this turn. */
   private armed = false;
   private ms = 0;
   private extended = false;
   private polled = false;
-  private timer: Timer | undefined;
 
   constructor(
-    private readonly clock: Clock,
+    private readonly deadlines: WaitDeadlines,
     private readonly key: SyncedKey,
     private readonly units: number,
     private readonly budgetMs: number,
@@ -83,7 +84,8 @@ class SyncWait<R> implements Wakeable {
     private readonly op: "check" | "acquire",
     private readonly hooks: WaitHooks<R> & WaitEnd<R>,
   ) {
-    this.started = clock.monoMs();
+    this.clock = deadlines.clock;
+    this.started = this.clock.monoMs();
     this.deadline = this.started + budgetMs;
     this.registered = key.sendSeq;
     key.waiters += units;
@@ -113,34 +115,38 @@ class SyncWait<R> implements Wakeable {
     this.polled = false;
     this.ms = left;
     key.waitlist.add(this);
-    this.timer = this.clock.setTimer(left, this.expire, UNREF);
+    this.due = this.deadline;
+    this.deadlines.add(this);
   }
 
   // A reply arrived (or the store failed): decided after the code that applied it, as an await would.
   wake(): void {
     if (!this.armed) return; // an entry left from a turn that timed out
     this.armed = false;
-    this.timer?.cancel();
+    this.deadlines.cancel(this);
     queueMicrotask(this.woken);
   }
 
-  private readonly expire = (): void => {
+  expire(): void {
     if (!this.armed) return;
     // Late means the event loop was blocked (a GC pause, a busy callback): the time went to this
     // process, not to the store, and timers run before sockets are read, so a reply may already be
     // waiting. Give the store its budget once more before a timeout.
-    if (this.clock.monoMs() - this.deadline > Math.min(this.ms, LATE_TIMER_MS) && !this.extended) {
+    const now = this.clock.monoMs();
+    if (now - this.deadline > Math.min(this.ms, LATE_TIMER_MS) && !this.extended) {
       this.extended = true;
-      this.timer = this.clock.setTimer(this.ms, this.expire, UNREF);
+      this.due = now + this.ms;
+      this.deadlines.add(this);
     } else if (!this.polled) {
       // Even on time, a reply may have landed while this turn ran: decide after one I/O poll.
       this.polled = true;
-      this.timer = this.clock.setTimer(0, this.expire, UNREF);
+      this.due = now;
+      this.deadlines.add(this);
     } else {
       this.armed = false;
       this.end(undefined, true);
     }
-  };
+  }
 
   private readonly woken = (): void => {
     const { key, hooks } = this;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ManualClock } from "../../src/clock/manual-clock.js";
 import { type SyncedKey, startWait, type WaitEnd, type WaitHooks } from "../../src/cluster/sync-wait.js";
+import { WaitDeadlines } from "../../src/cluster/wait-deadlines.js";
 import { Waitlist } from "../../src/cluster/waitlist.js";
 
 function key(): SyncedKey {
@@ -43,7 +44,7 @@ describe("startWait", () => {
     const ends: Ends = [];
     let granted = false;
     startWait(
-      clock,
+      new WaitDeadlines(clock),
       k,
       1,
       100,
@@ -66,7 +67,7 @@ describe("startWait", () => {
     const ends: Ends = [];
     const boom = new Error("attempt failed");
     startWait(
-      clock,
+      new WaitDeadlines(clock),
       k,
       2,
       100,
@@ -91,7 +92,7 @@ describe("startWait", () => {
     const k = key();
     const ends: Ends = [];
     startWait(
-      clock,
+      new WaitDeadlines(clock),
       k,
       1,
       100,
@@ -107,5 +108,51 @@ describe("startWait", () => {
     await microtasks();
     expect(ends).toHaveLength(1);
     expect(k.waiters).toBe(0);
+  });
+
+  it("a deadline come late (a blocked event loop) gets its budget once more, then the reply decides", async () => {
+    const clock = new ManualClock();
+    const deadlines = new WaitDeadlines(clock);
+    const k = key();
+    const ends: Ends = [];
+    let granted = false;
+    startWait(
+      deadlines,
+      k,
+      1,
+      100,
+      1000,
+      "check",
+      hooks(k, () => (granted ? "allow" : undefined), ends),
+    );
+    clock.stall(150); // the loop was blocked past the deadline: the timer fires 50 ms late
+    clock.advance(0);
+    expect(ends).toEqual([]);
+    expect(deadlines.size).toBe(1);
+    clock.advance(99);
+    expect(ends).toEqual([]);
+    granted = true;
+    reply(k);
+    await microtasks();
+    expect(ends).toEqual([{ result: "allow", timedOut: false }]);
+    expect(deadlines.size).toBe(0);
+  });
+
+  it("waits on many keys share one timer, and each times out at its own deadline", () => {
+    const clock = new ManualClock();
+    const deadlines = new WaitDeadlines(clock);
+    const t0 = clock.monoMs();
+    const ended: number[] = [];
+    for (const budget of [30, 10, 20]) {
+      const k = key();
+      startWait(deadlines, k, 1, budget, 1000, "check", {
+        ...hooks(k, () => undefined, []),
+        ended: () => ended.push(clock.monoMs() - t0),
+      });
+    }
+    expect(clock.pendingTimers()).toBe(1);
+    clock.advance(100);
+    expect(ended).toEqual([10, 20, 30]);
+    expect(clock.pendingTimers()).toBe(0);
   });
 });
