@@ -89,6 +89,8 @@ process.on("message", async (m: ServerRequest) => {
       process.send!({ id: m.id, ok: true, stats: limiterStats() ?? null });
     } else if (m.op === "cpu") {
       await allocSampling();
+      // PROF_MARK=1 (dev): marks the measured window's ends among --trace-gc lines
+      if (process.env.PROF_MARK === "1") console.log(`PROF_MARK ${performance.now().toFixed(0)}`);
       const u = process.cpuUsage();
       process.send!({ id: m.id, ok: true, cpuUs: u.user + u.system });
     } else {
