@@ -5,7 +5,8 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
-const REDIS_SUITES = new Set(["@resil/store-ioredis", "@resil/store-node-redis", "@resil/testkit"]);
+// Suites on real Redis servers, counting admits per second of real time (middleware: 4 replica processes).
+const REDIS_SUITES = new Set(["@resil/store-ioredis", "@resil/store-node-redis", "@resil/testkit", "@resil/middleware"]);
 const extra = process.argv.slice(2);
 
 const projects = ["packages", "apps"].flatMap((dir) =>

@@ -53,7 +53,7 @@ export function startWait<R>(
   new SyncWait(deadlines, key, units, budgetMs, ceilingMs, op, hooks).step();
 }
 
-/** A wait's timer later than this (or than its whole budget, if shorter) means the event loop was blocked. */
+/** A deadline come later than this (or than its whole budget, if shorter) means the event loop was blocked. */
 const LATE_TIMER_MS = 5;
 
 /**
@@ -156,12 +156,8 @@ class SyncWait<R> implements Wakeable, Deadline {
         return;
       }
       const result = hooks.attempt();
-      if (result !== undefined) {
+      if (result !== undefined || hooks.storeFailing()) {
         this.end(result, false);
-        return;
-      }
-      if (hooks.storeFailing()) {
-        this.end(undefined, false);
         return;
       }
       if (key.doneSeq > this.registered) {

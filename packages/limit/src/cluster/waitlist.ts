@@ -5,10 +5,9 @@ export interface Wakeable {
 
 /** Wakes the requests waiting on a key's next sync reply. */
 export class Waitlist {
-  // made on the first wait (most keys never have a request waiting), then kept with a spare: a new
-  // array per reply, stored into a long-lived key, outlives young collections while marking runs
+  // made on the first wait (most keys never have a request waiting), then kept: a new array per
+  // reply, stored into a long-lived key, outlives young collections while marking runs
   private waiting: Wakeable[] | undefined;
-  private spare: Wakeable[] | undefined;
 
   add(w: Wakeable): void {
     if (this.waiting === undefined) this.waiting = [w];
@@ -23,11 +22,10 @@ export class Waitlist {
   notifyAll(): void {
     const woken = this.waiting;
     if (woken === undefined || woken.length === 0) return;
-    // a waiter woken here may wait again at once: it joins the other array
-    this.waiting = this.spare ?? [];
-    this.spare = undefined;
-    for (const w of woken) w.wake();
-    woken.length = 0;
-    this.spare = woken;
+    const n = woken.length;
+    for (let i = 0; i < n; i++) (woken[i] as Wakeable).wake();
+    // a waiter that waited again at once, within its wake, stays for the next reply
+    if (woken.length === n) woken.length = 0;
+    else woken.splice(0, n);
   }
 }
