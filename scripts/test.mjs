@@ -6,7 +6,12 @@ import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
 // Suites on real Redis servers, counting admits per second of real time (middleware: 4 replica processes).
-const REDIS_SUITES = new Set(["@resil/store-ioredis", "@resil/store-node-redis", "@resil/testkit", "@resil/middleware"]);
+const REDIS_SUITES = new Set([
+  "@resil/store-ioredis",
+  "@resil/store-node-redis",
+  "@resil/testkit",
+  "@resil/middleware",
+]);
 const extra = process.argv.slice(2);
 
 const projects = ["packages", "apps"].flatMap((dir) =>
