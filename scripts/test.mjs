@@ -1,6 +1,6 @@
 // Runs every workspace's tests with vitest, then prints the one line CI reads: "N passed, N failed".
-// Two passes: the in-process suites in parallel, then the real-Redis suites alone, so their real-time
-// bounds never share the 2 cores with CPU-heavy simulation tests.
+// Two passes: the in-process suites in parallel, then the real-time suites (real Redis servers, replica
+// processes) one file at a time, so their bounds never share the 2 cores with CPU-heavy tests.
 import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -69,7 +69,10 @@ passes.forEach(({ list, serial }, i) => {
     rmSync(report, { force: true });
   }
   // A non-zero exit with no failed test (unhandled error, crash, no report) still fails the run.
-  if (code !== 0 && passFailed === 0) passFailed = 1;
+  if (code !== 0 && passFailed === 0) {
+    passFailed = 1;
+    failures.push(`pass ${i + 1} (${list.join(", ")}): vitest exited with ${code} and no failed test`);
+  }
   failed += passFailed;
 });
 if (retried.length > 0) {
