@@ -16,6 +16,7 @@ import { emitEvent } from "./events.js";
 import type { Exchange } from "./exchange.js";
 import { decideDegraded, type LocalWindows, refreshLocalCredit } from "./fail-static.js";
 import { allowWithFreshHeaders, overCapacityDecision } from "./headers.js";
+import { isBusy } from "./idle-credit.js";
 import { ledgerOf } from "./ledger.js";
 import type { RateKeyState } from "./rate-key.js";
 import { RateWait } from "./rate-wait.js";
@@ -177,14 +178,18 @@ export class RateAdmission {
   }
 
   /**
-   * A timed-out wait of a family subject with no view yet (new, or evicted) while the store answers,
-   * only late: it waits on, until the store counts as stalled (cacheTtlMs from the wait's start),
-   * rather than deny a request far below its limit. Other keys have cold credit, or a view, and keep
-   * the bounded wait (overrun or deny).
+   * A timed-out wait that would be denied while the store answers, only late: it waits on, until the
+   * store counts as stalled (cacheTtlMs from the wait's start), rather than deny a request far below its
+   * limit. That is a family subject with no view yet (new, or evicted: no overrun can decide it), or,
+   * among replicas (no overrun while the store grants), a key whose view shows it not busy
+   * (idle-credit.ts). A busy key keeps the bounded wait; a lone replica takes its overrun.
    */
   waitsOnLateStore(k: RateKeyState, started: number): boolean {
-    if (k.family === undefined || k.view.answered || this.deps.env.health.failing) return false;
-    return this.deps.clock.monoMs() - started < k.policy.cacheTtlMs;
+    const health = this.deps.env.health;
+    const now = this.deps.clock.monoMs();
+    if (health.failing || now - started >= k.policy.cacheTtlMs) return false;
+    if (!k.view.answered) return k.family !== undefined;
+    return health.replicas() > 1 && !isBusy(k, now + health.offset);
   }
 
   /** A denial with Retry-After from the view (see docs/protocol.md#s2-6). */

@@ -1,6 +1,6 @@
 import type { KeyLedger } from "./ledger.js";
 import { newPushId, RareState, SyncPart } from "./rate-key-parts.js";
-import { Waitlist } from "./waitlist.js";
+import type { Waitlist } from "./waitlist.js";
 
 /**
  * The fields of a rate key (rate-key.ts) that most keys never use, or only once synced: read through
@@ -186,14 +186,12 @@ export abstract class LazyKeyParts {
 
   /** Requests waiting on this key's next sync reply. */
   get waitlist(): Waitlist {
-    const sync = this.syncPart();
-    if (sync.waitlist === undefined) sync.waitlist = new Waitlist();
-    return sync.waitlist;
+    return this.syncPart();
   }
 
   /** Wakes the waiting requests, if any (allocates nothing otherwise). */
   notifyWaiters(): void {
-    this.sync?.waitlist?.notifyAll();
+    this.sync?.notifyAll();
   }
 
   protected get rare(): RareState | undefined {

@@ -4,7 +4,7 @@ import type { RatePolicy } from "./config.js";
 import type { KeyLedger } from "./ledger.js";
 import type { StoreView } from "./rate-key.js";
 import type { ReplyView } from "./reply-view.js";
-import type { Waitlist } from "./waitlist.js";
+import { Waitlist } from "./waitlist.js";
 
 /** The parts of a key's state that are shared by a policy's keys, or made only when used (rate-key.ts). */
 
@@ -65,10 +65,17 @@ export class RareState {
   ledger: KeyLedger | undefined = undefined;
 }
 
-/** The sync side of a key's state (see the getters of RateKeyState), made on its first sync. */
-export class SyncPart {
+const SYNCING = 1;
+const RIDING = 2;
+const AWAKE = 4;
+const IDLE_CREDIT = 8;
+
+/**
+ * The sync side of a key's state (see the getters of RateKeyState), made on its first sync. It is
+ * also the key's waitlist (a waiting request needs a sync): one object per synced key, not two.
+ */
+export class SyncPart extends Waitlist {
   inflight: number = 0;
-  syncing: boolean = false;
   waiters: number = 0;
   denied: number = 0;
   usedWindow: number = -1;
@@ -77,25 +84,47 @@ export class SyncPart {
   lastSync: number = Number.NEGATIVE_INFINITY;
   ewma: number = 0;
   dueAt: number = Number.POSITIVE_INFINITY;
-  riding: boolean = false;
-  awake: boolean = false;
   /** A parked key's refill threshold while it is parked (its own is then +inf). */
   parkedRefillBelow: number = 0;
-  /** The credit was leased for longer than leaseTtlMs: far below its limit (idle-credit.ts). */
-  idleCredit: boolean = false;
   creditWindowEnd: number = Number.POSITIVE_INFINITY;
   pushId: string | undefined = undefined;
   /** A family key's store key, built on first use. */
   storeKey: string | undefined = undefined;
-  waitlist: Waitlist | undefined = undefined;
   rare: RareState | undefined = undefined;
   /** A forgotten subject's reply view, kept for this part's next key to take on its first reply. */
   spareView: ReplyView | undefined = undefined;
+  // SYNCING, RIDING, AWAKE and IDLE_CREDIT bits, one field (read through the accessors below).
+  private bits = 0;
+
+  get syncing(): boolean {
+    return (this.bits & SYNCING) !== 0;
+  }
+  set syncing(v: boolean) {
+    this.bits = v ? this.bits | SYNCING : this.bits & ~SYNCING;
+  }
+  get riding(): boolean {
+    return (this.bits & RIDING) !== 0;
+  }
+  set riding(v: boolean) {
+    this.bits = v ? this.bits | RIDING : this.bits & ~RIDING;
+  }
+  get awake(): boolean {
+    return (this.bits & AWAKE) !== 0;
+  }
+  set awake(v: boolean) {
+    this.bits = v ? this.bits | AWAKE : this.bits & ~AWAKE;
+  }
+  /** The credit was leased for longer than leaseTtlMs: far below its limit (idle-credit.ts). */
+  get idleCredit(): boolean {
+    return (this.bits & IDLE_CREDIT) !== 0;
+  }
+  set idleCredit(v: boolean) {
+    this.bits = v ? this.bits | IDLE_CREDIT : this.bits & ~IDLE_CREDIT;
+  }
 
   /** Back to a new part's state, for a new subject (spare-parts.ts); keeps `view` as its spare view. */
   reset(view: ReplyView | undefined): void {
     this.inflight = 0;
-    this.syncing = false;
     this.waiters = 0;
     this.denied = 0;
     this.usedWindow = -1;
@@ -104,15 +133,13 @@ export class SyncPart {
     this.lastSync = Number.NEGATIVE_INFINITY;
     this.ewma = 0;
     this.dueAt = Number.POSITIVE_INFINITY;
-    this.riding = false;
-    this.awake = false;
     this.parkedRefillBelow = 0;
-    this.idleCredit = false;
     this.creditWindowEnd = Number.POSITIVE_INFINITY;
     // a new key state needs its own push id (the store keeps the old one's total until it expires)
     this.pushId = undefined;
     this.storeKey = undefined;
-    this.waitlist?.clear();
+    this.bits = 0;
+    this.clear();
     this.rare = undefined;
     this.spareView = view;
   }

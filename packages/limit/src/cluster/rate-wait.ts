@@ -54,7 +54,7 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
         !this.lateStore &&
         admission.waitsOnLateStore(k, this.started)
       ) {
-        // a new family subject on a late store waits on, until the store counts as stalled
+        // a request far below its limit on a late store waits on, until the store counts as stalled
         this.lateStore = true;
         const left = this.started + k.policy.cacheTtlMs - this.deps.clock.monoMs();
         startWait(this.deps.deadlines, k, this.cost, left, left, "check", this);

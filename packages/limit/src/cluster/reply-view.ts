@@ -9,7 +9,10 @@ import type { RateKeyState, StoreView } from "./rate-key.js";
  * leave old-generation garbage behind (the major GCs then mark every key).
  */
 export class ReplyView implements StoreView {
-  answered = true;
+  // on the prototype: one field less per key
+  get answered(): boolean {
+    return true;
+  }
   constructor(
     public at: number,
     public readonly windows: WindowState[],

@@ -37,8 +37,9 @@ async function idle(l: Limiter, clock: ManualClock, ms: number): Promise<void> {
 }
 
 /** The fields of a part as a new one has them (the waitlist object may stay, emptied). */
+// the flags behind syncing, riding, awake and idleCredit included; the waiters' array is kept empty
 function fields(p: SyncPart): Record<string, unknown> {
-  const { waitlist: _w, ...rest } = p as unknown as Record<string, unknown>;
+  const { waiting: _w, ...rest } = p as unknown as Record<string, unknown>;
   return rest;
 }
 
@@ -93,12 +94,16 @@ describe("SyncPart.reset", () => {
       pushId: "abc",
       storeKey: "rl2:{s:ip:1}:x",
     });
-    used.waitlist = undefined;
+    let woken = 0;
+    used.add({ wake: () => woken++ });
     const view = new ReplyView(5, [{ idx: 1, cur: 2, prev: 3, tat: 0 }], 1);
     used.reset(view);
     expect(used.spareView).toBe(view);
     used.spareView = undefined;
     expect(fields(used)).toEqual(fields(new SyncPart()));
+    expect([used.syncing, used.riding, used.awake, used.idleCredit]).toEqual([false, false, false, false]);
+    used.notifyAll();
+    expect(woken).toBe(0);
   });
 });
 
