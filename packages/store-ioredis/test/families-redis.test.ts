@@ -105,4 +105,36 @@ describe("families on a real Redis through ioredis", { retry: realTimeRetry(1) }
     // cacheTtlMs (200) from a wait's start; a wait that began on a round in flight may start late
     expect(waitedMs).toBeLessThan(500);
   }, 30_000);
+
+  // Found by trying it: until the outage counted (cacheTtlMs), every new subject was denied (no view).
+  it("new subjects as Redis goes down: none denied, fail-static decides once the outage counts", async () => {
+    const own = await startRedis({ controllable: true }); // stopped below: its own server
+    const connections = await Promise.all([0, 1].map(() => connect(own.url)));
+    handles.push(...connections);
+    const limiters = connections.map(
+      (c, i) => new Limiter({ service: "fam-down", podId: `pod-${i}` }, new RedisStore(c.exec)),
+    );
+    for (const l of limiters) await l.start();
+    for (const l of limiters) l.setFamily("ip:", { requestsPerSecond: 1000 });
+    for (const l of limiters) await l.check("ip:10.3.0.0");
+    await own.stop(); // connections refused from now on: rounds fail
+    let denied = 0;
+    let waitedMs = 0;
+    const started = performance.now();
+    for (let step = 1; step <= 60 && performance.now() - started < 5_000; step++) {
+      const t0 = performance.now();
+      const decisions = await Promise.all(limiters.map((l, i) => l.check(`ip:10.3.${step}.${i}`)));
+      for (const d of decisions) if (d.kind === "deny") denied++;
+      waitedMs = Math.max(waitedMs, performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const statics = limiters.reduce((n, l) => n + l.outcomeCount("allowDegraded"), 0);
+    console.log(
+      `families as Redis goes down: ${denied} denied, ${statics} fail-static, longest wait ${waitedMs.toFixed(0)} ms`,
+    );
+    for (const l of limiters) await l.shutdown();
+    expect(denied).toBe(0);
+    expect(statics).toBeGreaterThan(0);
+    expect(waitedMs).toBeLessThan(500); // cacheTtlMs (200) after the last good round, and a timer's lateness
+  }, 30_000);
 });

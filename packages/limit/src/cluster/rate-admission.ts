@@ -192,6 +192,23 @@ export class RateAdmission {
     return health.replicas() > 1 && !isBusy(k, now + health.offset);
   }
 
+  /**
+   * When a wait that would be denied while the store fails, before the outage counts (cacheTtlMs
+   * after the last good round), ends instead: then fail-static decides (docs/protocol.md#s2-5). For a
+   * request far below its limit that no overrun can decide (a family subject with no view yet, or a
+   * key not busy whose view is of an earlier window); undefined otherwise.
+   */
+  outageCountsAt(k: RateKeyState, cost: number): number | undefined {
+    const health = this.deps.env.health;
+    const now = this.deps.clock.monoMs();
+    if (!health.failing || health.isDegraded(k.policy, now)) return undefined;
+    const t = now + health.offset;
+    const farBelow = k.view.answered ? !isBusy(k, t) : k.family !== undefined;
+    if (!farBelow || overrunFits(k, cost, t, k.view.at + health.offset, health.replicas(), false))
+      return undefined;
+    return health.lastOk + k.policy.cacheTtlMs + 1;
+  }
+
   /** A denial with Retry-After from the view (see docs/protocol.md#s2-6). */
   private deny(
     k: RateKeyState,

@@ -1,7 +1,9 @@
 import { ALLOW_SYNC, type Decision } from "./decision.js";
+import { LimiterClosedError } from "./errors.js";
 import type { RateAdmission, RateAdmissionDeps } from "./rate-admission.js";
 import type { RateKeyState } from "./rate-key.js";
 import { startWait, type WaitEnd, type WaitHooks } from "./sync-wait.js";
+import type { Deadline } from "./wait-deadlines.js";
 
 /** A rate check waiting on its key's sync replies, as one object with the promise it settles. */
 export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
@@ -60,7 +62,31 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
         startWait(this.deps.deadlines, k, this.cost, left, left, "check", this);
         return;
       }
+      const until =
+        result === undefined && !this.lateStore ? admission.outageCountsAt(k, this.cost) : undefined;
+      if (until !== undefined) {
+        // far below its limit on a failing store: decided once the outage counts (fail-static)
+        this.lateStore = true;
+        this.deps.deadlines.add(new OutageWait(this, until));
+        return;
+      }
       this.resolve(admission.afterWait(k, this.cost, result, timedOut));
+    } catch (error) {
+      this.reject(error);
+    }
+  }
+
+  /** The outage counts now, or the store answers again (one more wait on it, then decided). */
+  outageCounted(): void {
+    const { k, deps } = this;
+    try {
+      if (deps.closed()) throw new LimiterClosedError("check");
+      if (deps.env.health.failing) {
+        this.resolve(this.admission.afterWait(k, this.cost, undefined, true));
+        return;
+      }
+      const budget = deps.env.health.waitBudgetMs(k.policy);
+      startWait(deps.deadlines, k, this.cost, budget, budget, "check", this);
     } catch (error) {
       this.reject(error);
     }
@@ -68,5 +94,18 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
 
   failed(error: unknown): void {
     this.reject(error);
+  }
+}
+
+/** The deadline of a wait for an outage to count (`RateWait.outageCounted`). */
+class OutageWait implements Deadline {
+  slot = -1;
+  constructor(
+    private readonly wait: RateWait,
+    public due: number,
+  ) {}
+
+  expire(): void {
+    this.wait.outageCounted();
   }
 }
