@@ -16,7 +16,6 @@ import { emitEvent } from "./events.js";
 import type { Exchange } from "./exchange.js";
 import { decideDegraded, type LocalWindows, refreshLocalCredit } from "./fail-static.js";
 import { allowWithFreshHeaders, overCapacityDecision } from "./headers.js";
-import { isBusy } from "./idle-credit.js";
 import { ledgerOf } from "./ledger.js";
 import type { RateKeyState } from "./rate-key.js";
 import { RateWait } from "./rate-wait.js";
@@ -175,38 +174,6 @@ export class RateAdmission {
       return this.deny(k, cost, now, DENY_LOCAL, false);
     }
     return this.deny(k, cost, now, DENY_SYNC, true);
-  }
-
-  /**
-   * A timed-out wait that would be denied while the store answers, only late: it waits on, until the
-   * store counts as stalled (cacheTtlMs from the wait's start), rather than deny a request far below its
-   * limit. That is a family subject with no view yet (new, or evicted: no overrun can decide it), or,
-   * among replicas (no overrun while the store grants), a key whose view shows it not busy
-   * (idle-credit.ts). A busy key keeps the bounded wait; a lone replica takes its overrun.
-   */
-  waitsOnLateStore(k: RateKeyState, started: number): boolean {
-    const health = this.deps.env.health;
-    const now = this.deps.clock.monoMs();
-    if (health.failing || now - started >= k.policy.cacheTtlMs) return false;
-    if (!k.view.answered) return k.family !== undefined;
-    return health.replicas() > 1 && !isBusy(k, now + health.offset);
-  }
-
-  /**
-   * When a wait that would be denied while the store fails, before the outage counts (cacheTtlMs
-   * after the last good round), ends instead: then fail-static decides (docs/protocol.md#s2-5). For a
-   * request far below its limit that no overrun can decide (a family subject with no view yet, or a
-   * key not busy whose view is of an earlier window); undefined otherwise.
-   */
-  outageCountsAt(k: RateKeyState, cost: number): number | undefined {
-    const health = this.deps.env.health;
-    const now = this.deps.clock.monoMs();
-    if (!health.failing || health.isDegraded(k.policy, now)) return undefined;
-    const t = now + health.offset;
-    const farBelow = k.view.answered ? !isBusy(k, t) : k.family !== undefined;
-    if (!farBelow || overrunFits(k, cost, t, k.view.at + health.offset, health.replicas(), false))
-      return undefined;
-    return health.lastOk + k.policy.cacheTtlMs + 1;
   }
 
   /** A denial with Retry-After from the view (see docs/protocol.md#s2-6). */

@@ -3,7 +3,8 @@ import { LimiterClosedError } from "./errors.js";
 import type { RateAdmission, RateAdmissionDeps } from "./rate-admission.js";
 import type { RateKeyState } from "./rate-key.js";
 import { startWait, type WaitEnd, type WaitHooks } from "./sync-wait.js";
-import type { Deadline } from "./wait-deadlines.js";
+import { DeadlineCall } from "./wait-deadlines.js";
+import { outageCountsAt, waitsOnLateStore } from "./wait-on.js";
 
 /** A rate check waiting on its key's sync replies, as one object with the promise it settles. */
 export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
@@ -54,7 +55,7 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
         result === undefined &&
         timedOut &&
         !this.lateStore &&
-        admission.waitsOnLateStore(k, this.started)
+        waitsOnLateStore(this.deps.env.health, k, this.deps.clock.monoMs(), this.started)
       ) {
         // a request far below its limit on a late store waits on, until the store counts as stalled
         this.lateStore = true;
@@ -63,11 +64,13 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
         return;
       }
       const until =
-        result === undefined && !this.lateStore ? admission.outageCountsAt(k, this.cost) : undefined;
+        result === undefined && !this.lateStore
+          ? outageCountsAt(this.deps.env.health, k, this.cost, this.deps.clock.monoMs())
+          : undefined;
       if (until !== undefined) {
         // far below its limit on a failing store: decided once the outage counts (fail-static)
         this.lateStore = true;
-        this.deps.deadlines.add(new OutageWait(this, until));
+        this.deps.deadlines.add(new DeadlineCall(until, () => this.outageCounted()));
         return;
       }
       this.resolve(admission.afterWait(k, this.cost, result, timedOut));
@@ -94,18 +97,5 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
 
   failed(error: unknown): void {
     this.reject(error);
-  }
-}
-
-/** The deadline of a wait for an outage to count (`RateWait.outageCounted`). */
-class OutageWait implements Deadline {
-  slot = -1;
-  constructor(
-    private readonly wait: RateWait,
-    public due: number,
-  ) {}
-
-  expire(): void {
-    this.wait.outageCounted();
   }
 }

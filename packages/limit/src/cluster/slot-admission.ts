@@ -18,7 +18,7 @@ import type { Exchange } from "./exchange.js";
 import { degradedSlotFree } from "./fail-static.js";
 import { CREDIT_TRUST, type SyncEnv } from "./sync-maths.js";
 import { startWait } from "./sync-wait.js";
-import type { WaitDeadlines } from "./wait-deadlines.js";
+import { DeadlineCall, type WaitDeadlines } from "./wait-deadlines.js";
 
 /** Concurrency decisions (see docs/protocol.md#s3-7): a slot from credit, cold, or after a sync. */
 export class SlotAdmission {
@@ -61,12 +61,7 @@ export class SlotAdmission {
     const { health, options } = this.env;
     const now = this.clock.monoMs();
     if (c.localOnly) return this.denied(c, DENY_LOCAL);
-    if (health.isDegraded(c.tuning, now)) {
-      const failOpen = options.onStoreUnavailable === "allow";
-      return degradedSlotFree(c, health.replicas(), failOpen)
-        ? this.granted(c, ALLOW_DEGRADED)
-        : this.denied(c, DENY_DEGRADED);
-    }
+    if (health.isDegraded(c.tuning, now)) return this.degraded(c);
     if (now >= c.validUntil && !c.syncing && !health.isRecovering(c.tuning, now, options.tickMs)) {
       const slots = coldSlotCredit(c, health.replicas());
       if (slots > 0) {
@@ -96,7 +91,10 @@ export class SlotAdmission {
           storeFailing: () => this.env.health.failing,
           ended: (result, timedOut) => {
             try {
-              resolve(result ?? this.afterWait(c, timedOut));
+              const until = result === undefined ? this.outageCountsAt(c) : undefined;
+              if (until === undefined) resolve(result ?? this.afterWait(c, timedOut));
+              // far below its cap on a failing store: decided once the outage counts (fail-static)
+              else this.deadlines.add(new DeadlineCall(until, () => this.outageCounted(c, resolve, reject)));
             } catch (error) {
               reject(error);
             }
@@ -107,10 +105,43 @@ export class SlotAdmission {
     );
   }
 
-  /** No slot came while waiting: the overrun share of a slow store, or a denial. */
+  /**
+   * When a wait that would be denied on a failing store, before the outage counts (cacheTtlMs after
+   * the last good round), ends instead, for a key below its share of the slots others did not hold:
+   * then fail-static decides (docs/protocol.md#s3-7). Undefined otherwise.
+   */
+  private outageCountsAt(c: ConcurrencyKeyState): number | undefined {
+    const health = this.env.health;
+    if (!health.failing || health.isDegraded(c.tuning, this.clock.monoMs())) return undefined;
+    if (c.active >= overrunSlots(c, health.replicas())) return undefined;
+    return health.lastOk + c.tuning.cacheTtlMs + 1;
+  }
+
+  private outageCounted(
+    c: ConcurrencyKeyState,
+    resolve: (r: AcquireResult) => void,
+    reject: (error: unknown) => void,
+  ): void {
+    try {
+      resolve(this.take(c, ALLOW_SYNC) ?? this.acquireNow(c) ?? this.afterWait(c, true));
+    } catch (error) {
+      reject(error);
+    }
+  }
+
+  /** Fail-static (or fail-open) while the store is unavailable (docs/protocol.md#s4). */
+  private degraded(c: ConcurrencyKeyState): AcquireResult {
+    const failOpen = this.env.options.onStoreUnavailable === "allow";
+    return degradedSlotFree(c, this.env.health.replicas(), failOpen)
+      ? this.granted(c, ALLOW_DEGRADED)
+      : this.denied(c, DENY_DEGRADED);
+  }
+
+  /** No slot came while waiting: fail-static once the outage counts, the overrun share of a slow store, or a denial. */
   private afterWait(c: ConcurrencyKeyState, timedOut: boolean): AcquireResult {
     const decided = this.take(c, ALLOW_SYNC);
     if (decided !== undefined) return decided;
+    if (this.env.health.isDegraded(c.tuning, this.clock.monoMs())) return this.degraded(c);
     // A slow store (no reply in time, none failed): the replica's even share of the slots others
     // did not hold at the last reply, counting the slots it holds (see docs/protocol.md#s3-7).
     if (timedOut && !this.env.health.failing && c.active < overrunSlots(c, this.env.health.replicas())) {

@@ -9,6 +9,19 @@ export interface Deadline {
   expire(): void;
 }
 
+/** A deadline that calls `run` once it has come (a wait for an outage to count, rate-wait.ts). */
+export class DeadlineCall implements Deadline {
+  slot = -1;
+  constructor(
+    public due: number,
+    private readonly run: () => void,
+  ) {}
+
+  expire(): void {
+    this.run();
+  }
+}
+
 const UNREF = { unref: true } as const;
 
 /**

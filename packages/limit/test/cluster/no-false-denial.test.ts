@@ -184,3 +184,39 @@ describe("no false denial at the onset of a store failure", () => {
     for (const l of limiters) await l.shutdown();
   });
 });
+
+describe("no false denial of a slot at the onset of a store failure", () => {
+  it("new concurrency subjects wait for the outage to count, then fail-static decides: none denied, no wait past cacheTtlMs", async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStore(clock);
+    const limiters = [0, 1].map((i) => new Limiter({ podId: `p${i}` }, store, clock));
+    for (const l of limiters) await l.start();
+    await clock.advanceAsync(1100); // N = 2
+    for (const l of limiters) l.setFamily("ip:", null, 10);
+    const old = await limiters[0]!.acquire("ip:old");
+    await clock.advanceAsync(50);
+    store.setFailing(true);
+    let denied = 0;
+    let waitedMs = 0;
+    for (let step = 0; step < 20; step++) {
+      for (const [i, l] of limiters.entries()) {
+        const started = clock.monoMs();
+        const pending = l.acquire(`ip:10.4.${step}.${i}`);
+        let done = false;
+        void pending.then(() => (done = true));
+        for (let ms = 0; ms < 400 && !done; ms++) await clock.advanceAsync(1);
+        const got = await pending;
+        if (got.kind === "acquired") got.slot.release();
+        else if (got.kind === "denied") denied++;
+        waitedMs = Math.max(waitedMs, clock.monoMs() - started);
+      }
+      await clock.advanceAsync(20);
+    }
+    expect(denied).toBe(0);
+    expect(waitedMs).toBeGreaterThan(50); // the first ones waited for the outage to count
+    expect(waitedMs).toBeLessThanOrEqual(201); // cacheTtlMs (200), to the millisecond step
+    if (old.kind === "acquired") old.slot.release();
+    store.setFailing(false);
+    for (const l of limiters) await l.shutdown();
+  });
+});
