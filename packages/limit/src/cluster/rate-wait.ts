@@ -57,9 +57,10 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
         !this.lateStore &&
         waitsOnLateStore(this.deps.env.health, k, this.deps.clock.monoMs(), this.started)
       ) {
-        // a request far below its limit on a late store waits on, until the store counts as stalled
+        // far below its limit on a late store: waits on for a reply, or until the store counts as stalled
         this.lateStore = true;
-        const left = this.started + k.policy.cacheTtlMs - this.deps.clock.monoMs();
+        const now = this.deps.clock.monoMs();
+        const left = this.deps.env.health.stallCountsAt(k.policy.cacheTtlMs, now) - now;
         startWait(this.deps.deadlines, k, this.cost, left, left, "check", this);
         return;
       }

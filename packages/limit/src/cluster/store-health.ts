@@ -158,6 +158,11 @@ export class StoreHealth {
     return Math.max(0, Math.min(now - this.lastOk, now - this.oldestPending(now)));
   }
 
+  /** When the store counts as stalled unless a round answers first: `cacheTtlMs` past the last good round and the oldest one pending. */
+  stallCountsAt(ttl: number, now: number): number {
+    return Math.max(this.lastOk, this.oldestPending(now)) + ttl + 1;
+  }
+
   /** A round trip leaves now; call `roundEnded` with the token when it ends either way. */
   roundStarted(now: number): PendingRound {
     const round = { sentAt: now, done: false };
