@@ -137,4 +137,39 @@ describe("families on a real Redis through ioredis", { retry: realTimeRetry(1) }
     expect(statics).toBeGreaterThan(0);
     expect(waitedMs).toBeLessThan(500); // cacheTtlMs (200) after the last good round, and a timer's lateness
   }, 30_000);
+
+  // New subjects through a stall: they wait on until it counts, then fail-static (the manual clock found
+  // the first ones denied one millisecond short of it: @resil/limit no-false-denial.test.ts).
+  it("new subjects as Redis stalls (SIGSTOP): none denied, fail-static decides once the stall counts", async () => {
+    const own = await startRedis({ controllable: true }); // stopped below: its own server
+    const connections = await Promise.all([0, 1].map(() => connect(own.url)));
+    handles.push(...connections);
+    const limiters = connections.map(
+      (c, i) => new Limiter({ service: "fam-stall", podId: `pod-${i}` }, new RedisStore(c.exec)),
+    );
+    for (const l of limiters) await l.start();
+    for (const l of limiters) l.setFamily("ip:", { requestsPerSecond: 1000 });
+    for (const l of limiters) await l.check("ip:10.5.0.0");
+    own.pause(); // rounds go unanswered from now on
+    let denied = 0;
+    let waitedMs = 0;
+    const started = performance.now();
+    for (let step = 1; step <= 60 && performance.now() - started < 5_000; step++) {
+      const t0 = performance.now();
+      const decisions = await Promise.all(limiters.map((l, i) => l.check(`ip:10.5.${step}.${i}`)));
+      for (const d of decisions) if (d.kind === "deny") denied++;
+      waitedMs = Math.max(waitedMs, performance.now() - t0);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const statics = limiters.reduce((n, l) => n + l.outcomeCount("allowDegraded"), 0);
+    console.log(
+      `families as Redis stalls: ${denied} denied, ${statics} fail-static, longest wait ${waitedMs.toFixed(0)} ms`,
+    );
+    own.resume();
+    for (const l of limiters) await l.shutdown();
+    await own.stop();
+    expect(denied).toBe(0);
+    expect(statics).toBeGreaterThan(0);
+    expect(waitedMs).toBeLessThan(500); // cacheTtlMs (200) after the last good round, and a timer's lateness
+  }, 30_000);
 });
