@@ -139,7 +139,7 @@ describe("families on a real Redis through ioredis", { retry: realTimeRetry(1) }
   }, 30_000);
 
   // New subjects through a stall: they wait on until it counts, then fail-static (the manual clock found
-  // the first ones denied one millisecond short of it: @resil/limit no-false-denial.test.ts).
+  // the first ones denied one millisecond short of it: @resil/limit wait-on.test.ts).
   it("new subjects as Redis stalls (SIGSTOP): none denied, fail-static decides once the stall counts", async () => {
     const own = await startRedis({ controllable: true }); // stopped below: its own server
     const connections = await Promise.all([0, 1].map(() => connect(own.url)));
