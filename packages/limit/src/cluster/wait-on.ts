@@ -15,9 +15,9 @@ function farBelowLimit(k: RateKeyState, t: number): boolean {
 }
 
 /**
- * A timed-out wait while the store answers, only late: waits on for a reply, or until its round counts
- * as a stall (then fail-static decides), once and not past cacheTtlMs from its start. Among replicas no
- * overrun is taken while the store grants; a lone replica's overrun decides a key with a view.
+ * A timed-out wait while the store answers, only late: waits on, once, for a reply or until the oldest
+ * round pending counts as a stall (cacheTtlMs after it left; then fail-static decides). Among replicas
+ * no overrun is taken while the store grants; a lone replica's overrun decides a key with a view.
  */
 export function waitsOnLateStore(
   health: StoreHealth,
