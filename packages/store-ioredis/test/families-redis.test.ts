@@ -106,70 +106,50 @@ describe("families on a real Redis through ioredis", { retry: realTimeRetry(1) }
     expect(waitedMs).toBeLessThan(500);
   }, 30_000);
 
-  // Found by trying it: until the outage counted (cacheTtlMs), every new subject was denied (no view).
-  it("new subjects as Redis goes down: none denied, fail-static decides once the outage counts", async () => {
-    const own = await startRedis({ controllable: true }); // stopped below: its own server
-    const connections = await Promise.all([0, 1].map(() => connect(own.url)));
-    handles.push(...connections);
-    const limiters = connections.map(
-      (c, i) => new Limiter({ service: "fam-down", podId: `pod-${i}` }, new RedisStore(c.exec)),
-    );
-    for (const l of limiters) await l.start();
-    for (const l of limiters) l.setFamily("ip:", { requestsPerSecond: 1000 });
-    for (const l of limiters) await l.check("ip:10.3.0.0");
-    await own.stop(); // connections refused from now on: rounds fail
-    let denied = 0;
-    let waitedMs = 0;
-    const started = performance.now();
-    for (let step = 1; step <= 60 && performance.now() - started < 5_000; step++) {
-      const t0 = performance.now();
-      const decisions = await Promise.all(limiters.map((l, i) => l.check(`ip:10.3.${step}.${i}`)));
-      for (const d of decisions) if (d.kind === "deny") denied++;
-      waitedMs = Math.max(waitedMs, performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const statics = limiters.reduce((n, l) => n + l.outcomeCount("allowDegraded"), 0);
-    console.log(
-      `families as Redis goes down: ${denied} denied, ${statics} fail-static, longest wait ${waitedMs.toFixed(0)} ms`,
-    );
-    for (const l of limiters) await l.shutdown();
-    expect(denied).toBe(0);
-    expect(statics).toBeGreaterThan(0);
-    expect(waitedMs).toBeLessThan(500); // cacheTtlMs (200) after the last good round, and a timer's lateness
-  }, 30_000);
-
-  // New subjects through a stall: they wait on until it counts, then fail-static (the manual clock found
-  // the first ones denied one millisecond short of it: @resil/limit wait-on.test.ts).
-  it("new subjects as Redis stalls (SIGSTOP): none denied, fail-static decides once the stall counts", async () => {
-    const own = await startRedis({ controllable: true }); // stopped below: its own server
-    const connections = await Promise.all([0, 1].map(() => connect(own.url)));
-    handles.push(...connections);
-    const limiters = connections.map(
-      (c, i) => new Limiter({ service: "fam-stall", podId: `pod-${i}` }, new RedisStore(c.exec)),
-    );
-    for (const l of limiters) await l.start();
-    for (const l of limiters) l.setFamily("ip:", { requestsPerSecond: 1000 });
-    for (const l of limiters) await l.check("ip:10.5.0.0");
-    own.pause(); // rounds go unanswered from now on
-    let denied = 0;
-    let waitedMs = 0;
-    const started = performance.now();
-    for (let step = 1; step <= 60 && performance.now() - started < 5_000; step++) {
-      const t0 = performance.now();
-      const decisions = await Promise.all(limiters.map((l, i) => l.check(`ip:10.5.${step}.${i}`)));
-      for (const d of decisions) if (d.kind === "deny") denied++;
-      waitedMs = Math.max(waitedMs, performance.now() - t0);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    const statics = limiters.reduce((n, l) => n + l.outcomeCount("allowDegraded"), 0);
-    console.log(
-      `families as Redis stalls: ${denied} denied, ${statics} fail-static, longest wait ${waitedMs.toFixed(0)} ms`,
-    );
-    own.resume();
-    for (const l of limiters) await l.shutdown();
-    await own.stop();
-    expect(denied).toBe(0);
-    expect(statics).toBeGreaterThan(0);
-    expect(waitedMs).toBeLessThan(500); // cacheTtlMs (200) after the last good round, and a timer's lateness
-  }, 30_000);
+  // Found by trying it: until an outage counted (cacheTtlMs), every new subject was denied (no view);
+  // through a stall the manual clock found the first ones denied one millisecond short of it counting
+  // (@resil/limit wait-on.test.ts).
+  const faults = [
+    { name: "goes down", service: "fam-down", start: (s: RedisServer) => s.stop(), end: async () => {} },
+    {
+      name: "stalls (SIGSTOP)",
+      service: "fam-stall",
+      start: async (s: RedisServer) => s.pause(),
+      end: async (s: RedisServer) => s.resume(),
+    },
+  ];
+  for (const [f, fault] of faults.entries()) {
+    it(`new subjects as Redis ${fault.name}: none denied, fail-static decides once the outage counts`, async () => {
+      const own = await startRedis({ controllable: true }); // its own server, stopped or paused below
+      const connections = await Promise.all([0, 1].map(() => connect(own.url)));
+      handles.push(...connections);
+      const limiters = connections.map(
+        (c, i) => new Limiter({ service: fault.service, podId: `pod-${i}` }, new RedisStore(c.exec)),
+      );
+      for (const l of limiters) await l.start();
+      for (const l of limiters) l.setFamily("ip:", { requestsPerSecond: 1000 });
+      for (const l of limiters) await l.check(`ip:10.${3 + f}.0.0`);
+      await fault.start(own); // rounds fail, or go unanswered, from now on
+      let denied = 0;
+      let waitedMs = 0;
+      const started = performance.now();
+      for (let step = 1; step <= 60 && performance.now() - started < 5_000; step++) {
+        const t0 = performance.now();
+        const decisions = await Promise.all(limiters.map((l, i) => l.check(`ip:10.${3 + f}.${step}.${i}`)));
+        for (const d of decisions) if (d.kind === "deny") denied++;
+        waitedMs = Math.max(waitedMs, performance.now() - t0);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      const statics = limiters.reduce((n, l) => n + l.outcomeCount("allowDegraded"), 0);
+      console.log(
+        `families as Redis ${fault.name}: ${denied} denied, ${statics} fail-static, longest wait ${waitedMs.toFixed(0)} ms`,
+      );
+      await fault.end(own);
+      for (const l of limiters) await l.shutdown();
+      await own.stop();
+      expect(denied).toBe(0);
+      expect(statics).toBeGreaterThan(0);
+      expect(waitedMs).toBeLessThan(500); // cacheTtlMs (200) after the last good round, and a timer's lateness
+    }, 30_000);
+  }
 });

@@ -9,7 +9,9 @@ import { outageCountsAt, waitsOnLateStore } from "./wait-on.js";
 /** A rate check waiting on its key's sync replies, as one object with the promise it settles. */
 export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
   private readonly started: number;
-  private lateStore = false;
+  // each way of waiting on is taken once: for a late store's reply, for an outage to count
+  private waitedLate = false;
+  private waitedOutage = false;
 
   constructor(
     private readonly deps: RateAdmissionDeps,
@@ -54,23 +56,23 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
       if (
         result === undefined &&
         timedOut &&
-        !this.lateStore &&
+        !this.waitedLate &&
         waitsOnLateStore(this.deps.env.health, k, this.deps.clock.monoMs(), this.started)
       ) {
         // far below its limit on a late store: waits on for a reply, or until the store counts as stalled
-        this.lateStore = true;
+        this.waitedLate = true;
         const now = this.deps.clock.monoMs();
         const left = this.deps.env.health.stallCountsAt(k.policy.cacheTtlMs, now) - now;
         startWait(this.deps.deadlines, k, this.cost, left, left, "check", this);
         return;
       }
       const until =
-        result === undefined && !this.lateStore
+        result === undefined && !this.waitedOutage
           ? outageCountsAt(this.deps.env.health, k, this.cost, this.deps.clock.monoMs())
           : undefined;
       if (until !== undefined) {
         // far below its limit on a failing store: decided once the outage counts (fail-static)
-        this.lateStore = true;
+        this.waitedOutage = true;
         this.deps.deadlines.add(new DeadlineCall(until, () => this.outageCounted()));
         return;
       }

@@ -116,3 +116,26 @@ describe("new subjects at the onset of store trouble", () => {
     }
   }
 });
+
+// Found on a real Redis stopped under load (families-redis.test.ts, 1 of 120 denied): the first round
+// after the stop was late, the wait waited on, then the round failed and the wait was denied.
+describe("a late store that then fails", () => {
+  it("a new subject waits on the late round, then for the outage to count: fail-static decides, not a denial", async () => {
+    const { clock, store, limiters } = await pair();
+    for (const l of limiters) l.setFamily("ip:", { requestsPerSecond: 1000, redisTimeoutMs: 10 });
+    store.setLatency(60); // the round is late: past the wait budget, it waits on
+    const pending = limiters[0]!.check("ip:10.6.0.1");
+    let settled = false;
+    void pending.then(() => (settled = true));
+    for (let ms = 0; ms < 20; ms++) await clock.advanceAsync(1);
+    expect(settled).toBe(false);
+    store.setFailing(true); // the round in flight fails when it reaches the store
+    const [[d], ms] = await settle(clock, [pending]);
+    expect(d!.kind).toBe("allow");
+    expect(limiters[0]!.outcomeCount("allowDegraded")).toBe(1);
+    expect(ms + 20).toBeLessThanOrEqual(201 + 10); // the outage counts cacheTtlMs after the last good round
+    store.setFailing(false);
+    store.setLatency(0);
+    for (const l of limiters) await l.shutdown();
+  });
+});
