@@ -1,4 +1,4 @@
-import { Limiter, RedisStore } from "@resil/limit";
+import { Limiter, type Outcome, RedisStore } from "@resil/limit";
 import { type ExecHandle, forgetService, type RedisServer, realTimeRetry, startRedis } from "@resil/testkit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { connect } from "./connect.js";
@@ -119,7 +119,7 @@ describe("families on a real Redis through ioredis", { retry: realTimeRetry(1) }
     },
   ];
   for (const [f, fault] of faults.entries()) {
-    it(`new subjects as Redis ${fault.name}: none denied, fail-static decides once the outage counts`, async () => {
+    it(`new subjects as Redis ${fault.name}: no wait ends in a denial, fail-static decides once the outage counts`, async () => {
       const own = await startRedis({ controllable: true }); // its own server, stopped or paused below
       const connections = await Promise.all([0, 1].map(() => connect(own.url)));
       handles.push(...connections);
@@ -140,14 +140,19 @@ describe("families on a real Redis through ioredis", { retry: realTimeRetry(1) }
         waitedMs = Math.max(waitedMs, performance.now() - t0);
         await new Promise((r) => setTimeout(r, 5));
       }
-      const statics = limiters.reduce((n, l) => n + l.outcomeCount("allowDegraded"), 0);
+      const count = (o: Outcome) => limiters.reduce((n, l) => n + l.outcomeCount(o), 0);
+      const statics = count("allowDegraded");
+      // the waits' own denials; fail-static's (denyDegraded) come from its rule for a window's last
+      // 2 x the clock offset's error, which grows on a loaded host (@resil/limit docs/protocol.md#s4)
+      const waitDenials = count("denyLocal") + count("denySync");
       console.log(
-        `families as Redis ${fault.name}: ${denied} denied, ${statics} fail-static, longest wait ${waitedMs.toFixed(0)} ms`,
+        `families as Redis ${fault.name}: ${denied} denied (waits ${waitDenials}, fail-static ${count("denyDegraded")}), ${statics} fail-static admits, longest wait ${waitedMs.toFixed(0)} ms`,
       );
       await fault.end(own);
       for (const l of limiters) await l.shutdown();
       await own.stop();
-      expect(denied).toBe(0);
+      expect(waitDenials).toBe(0);
+      expect(denied).toBeLessThanOrEqual(12); // at most a tenth, all fail-static's window edges
       expect(statics).toBeGreaterThan(0);
       expect(waitedMs).toBeLessThan(500); // cacheTtlMs (200) after the last good round, and a timer's lateness
     }, 30_000);
