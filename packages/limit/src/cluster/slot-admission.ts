@@ -112,9 +112,8 @@ export class SlotAdmission {
    */
   private outageCountsAt(c: ConcurrencyKeyState): number | undefined {
     const health = this.env.health;
-    if (!health.failing || health.isDegraded(c.tuning, this.clock.monoMs())) return undefined;
-    if (c.active >= overrunSlots(c, health.replicas())) return undefined;
-    return health.lastOk + c.tuning.cacheTtlMs + 1;
+    const at = health.outageCountsAt(c.tuning, this.clock.monoMs());
+    return at === undefined || c.active >= overrunSlots(c, health.replicas()) ? undefined : at;
   }
 
   private outageCounted(

@@ -158,6 +158,12 @@ export class StoreHealth {
     return Math.max(0, Math.min(now - this.lastOk, now - this.oldestPending(now)));
   }
 
+  /** When a failing store's outage counts (fail-static decides), or undefined: not failing, or counted already. */
+  outageCountsAt(tuning: KeyTuning, now: number): number | undefined {
+    if (!this.failing || this.isDegraded(tuning, now)) return undefined;
+    return this.lastOk + tuning.cacheTtlMs + 1;
+  }
+
   /** When the store counts as stalled unless a round answers first: `cacheTtlMs` past the last good round and the oldest one pending. */
   stallCountsAt(ttl: number, now: number): number {
     return Math.max(this.lastOk, this.oldestPending(now)) + ttl + 1;

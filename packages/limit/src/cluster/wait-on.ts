@@ -41,9 +41,10 @@ export function outageCountsAt(
   cost: number,
   now: number,
 ): number | undefined {
-  if (!health.failing || health.isDegraded(k.policy, now)) return undefined;
+  const at = health.outageCountsAt(k.policy, now);
+  if (at === undefined) return undefined;
   const t = now + health.offset;
   if (!farBelowLimit(k, t)) return undefined;
   if (overrunFits(k, cost, t, k.view.at + health.offset, health.replicas(), false)) return undefined;
-  return health.lastOk + k.policy.cacheTtlMs + 1;
+  return at;
 }
