@@ -81,22 +81,17 @@ const VARIANTS: readonly Variant[] = [
 ];
 
 /**
- * Variants sampled side by side in every pass: a block holds a peer beside each server compared with
- * it (a target's pair, ours beside the peer of its kind); a block's servers take turns within each
- * sample (PARTS), whatever the host does a few seconds later. Passes move whole blocks (passOrder).
+ * Variants sampled side by side: a block holds a peer beside each server compared with it (a target's
+ * pair, ours beside the peer of its kind); a block's servers take turns within each sample (PARTS),
+ * whatever the host does a few seconds later. A block's passes run one after another (blockOrder), so
+ * a server meets its keys again about as soon as under steady load, not after every other block.
  */
 const BLOCKS: readonly (readonly VariantName[])[] = [
   ["bare-node"],
   ["ours-node-local", "rlf-memory", "ours-node-memory"],
   ["ours-node-redis", "rlf-redis"],
-  [
-    "express-noop",
-    "bare-express",
-    "ours-express-local",
-    "express-headers",
-    "erl-memory",
-    "ours-express-memory",
-  ],
+  ["express-noop", "express-headers"],
+  ["bare-express", "ours-express-local", "erl-memory", "ours-express-memory"],
   ["ours-express-redis", "erl-redis"],
 ];
 
@@ -115,9 +110,16 @@ const sampleS = (v: Variant) => (v.floor === "bare-express" ? 2 : 0.8);
 /** A sample is taken in this many parts, the servers of its block taking turns (ABBA) between parts. */
 const PARTS = 4;
 
-// the floors and the bare Express controls limit nothing: one mode
-const modesOf = (v: Variant) =>
-  v.name.startsWith("bare") || v.name.startsWith("express-") ? [false] : [false, true];
+// the floors and the bare Express controls limit nothing: one mode, and no state per key
+const limits = (v: Variant) => !v.name.startsWith("bare") && !v.name.startsWith("express-");
+const modesOf = (v: Variant) => (limits(v) ? [false, true] : [false]);
+/**
+ * BENCH_HTTP_ORDER=turns: every block sampled in each pass, in rotating order, with no lead-in (the
+ * order before 6 December: at 100,000 keys a server meets a key again only minutes later).
+ */
+const TURNS = process.env.BENCH_HTTP_ORDER === "turns";
+/** A lead-in walk over every key once stops after this long (a server that answers too slowly). */
+const LEAD_IN_MAX_S = 60;
 
 /** One sample of one variant in one scenario. */
 interface Sample {
@@ -130,6 +132,8 @@ interface Sample {
   rounds: number;
   requests: number;
   seconds: number;
+  /** How long ago the server last got the keys it got again (median, seconds; NaN: none again). */
+  revisitS: number;
 }
 
 /** One sample from its parts: their requests over their seconds; p99 the parts' median. */
@@ -148,6 +152,7 @@ function combine(parts: readonly Sample[]): Sample {
     rounds: sum("rounds"),
     requests,
     seconds: sum("seconds"),
+    revisitS: median(parts.map((p) => p.revisitS).filter((x) => Number.isFinite(x))),
   };
 }
 
@@ -195,7 +200,27 @@ async function sample(
     rounds: delta("rounds"),
     requests: result.requests,
     seconds: result.seconds,
+    revisitS: result.revisitS ?? Number.NaN,
   };
+}
+
+/**
+ * Walks every key once against `server` (not measured): its samples then meet keys it got one walk
+ * earlier, as a server under steady load at that rate does (not keys it last got minutes ago).
+ */
+async function leadIn(load: Child, port: number, keys: number, deny: boolean): Promise<void> {
+  await load.request(
+    {
+      op: "load" satisfies LoadRequest["op"],
+      port,
+      keys,
+      deny,
+      durationS: LEAD_IN_MAX_S,
+      connections: CONNECTIONS,
+      once: true,
+    },
+    (LEAD_IN_MAX_S + 10) * 1000,
+  );
 }
 
 /**
@@ -217,23 +242,24 @@ function rowOf(v: Variant, keys: number, deny: boolean, samples: readonly Sample
   const per = (f: keyof Sample, digits: number) => fmt(sum(f) / Math.max(1, sum("requests")), digits);
   const errors = sum("errors");
   const syncs = v.redis ? `; ${per("keySyncs", 2)} key-syncs, ${per("rounds", 3)} rounds/req` : "";
-  const note = `p99 ${med("p99Ms", 1)} ms; ${med("cpuPerReq", 1)} µs server CPU/req; ${med("deniedPct", 1)} % denied${syncs}${errors > 0 ? `; ${errors} errors` : ""}${offShare(deny, samples)}`;
+  const revisits = samples.map((s) => s.revisitS).filter((x) => Number.isFinite(x));
+  const back = revisits.length > 0 ? `; keys back after ${fmt(median(revisits), 1)} s` : "";
+  const note = `p99 ${med("p99Ms", 1)} ms; ${med("cpuPerReq", 1)} µs server CPU/req; ${med("deniedPct", 1)} % denied${back}${syncs}${errors > 0 ? `; ${errors} errors` : ""}${offShare(deny, samples)}`;
   const label = `${v.label}, ${fmt(keys)} keys, ${modeLabel(deny)}`;
   const reqPerS = samples.map((s) => s.reqPerS);
   return statsRow(rowId(v.name, keys, deny), label, "req/s", reqPerS, note);
 }
 
-/**
- * The blocks rotated by `pass` and, on odd passes, reversed (each block too): every block meets
- * every position, and within a block each server is sampled first as often as second.
- */
-function passOrder<T extends { v: Variant }>(group: readonly T[], pass: number): T[][] {
+/** The scenario's servers by block, in BLOCKS order. */
+function blocksOf<T extends { v: Variant }>(group: readonly T[]): T[][] {
   const blocks = BLOCKS.map((b) => group.filter((r) => b.includes(r.v.name))).filter((b) => b.length > 0);
   if (blocks.reduce((n, b) => n + b.length, 0) !== group.length) throw new Error("a variant is in no block");
-  const k = pass % blocks.length;
-  const rotated = [...blocks.slice(k), ...blocks.slice(0, k)];
-  return pass % 2 === 1 ? rotated.reverse().map((b) => b.reverse()) : rotated;
+  return blocks;
 }
+
+/** A block's order in a pass: reversed on odd passes, so each server is sampled first as often as second. */
+const passOrder = <T>(block: readonly T[], pass: number): T[] =>
+  pass % 2 === 1 ? [...block].reverse() : [...block];
 
 interface Running {
   v: Variant;
@@ -245,7 +271,7 @@ interface Running {
 export const http: BenchCase = {
   name: "http",
   title: "HTTP servers with rate limiting (requests per second)",
-  description: `${CONNECTIONS} keep-alive connections (a raw HTTP/1.1 client in its own process) against a server in its own process, every server of a scenario sampled in turn (${PASSES} passes; servers compared with each other sampled in ${PARTS} parts each, taking turns; 0.8 s a sample, 2 s for Express; the one measured alone on a CPU where taskset can pin it); keys in x-key walked in order; every request admitted, or 90 % on keys already over a 1-an-hour limit; ratios to the bare server of the same stack`,
+  description: `${CONNECTIONS} keep-alive connections (a raw HTTP/1.1 client in its own process) against a server in its own process, servers compared with each other sampled side by side as a block (${PASSES} passes of the block one after another, a sample in ${PARTS} parts, the block's servers taking turns; 0.8 s a sample, 2 s for Express; the one measured alone on a CPU where taskset can pin it); keys in x-key walked in order, each limiting server first walking every key once (not measured), so that it meets keys again about as soon as under steady load at its rate (the note says how soon: keys back after, median); every request admitted, or 90 % on keys already over a 1-an-hour limit; ratios to the bare server of the same stack`,
   async run(opts) {
     const keyCounts = opts.smoke
       ? [100]
@@ -316,21 +342,39 @@ export const http: BenchCase = {
             }),
           );
           const parts = opts.smoke ? 1 : PARTS;
-          for (let pass = 0; pass < passes; pass++) {
-            for (const block of passOrder(group, pass)) {
-              const taken = new Map<Running, Sample[]>(block.map((r) => [r, []]));
-              for (let part = 0; part < parts; part++) {
-                for (const r of part % 2 === 0 ? block : [...block].reverse()) {
+          const sampleBlock = async (servers: readonly Running[], pass: number) => {
+            const block = passOrder(servers, pass);
+            const taken = new Map<Running, Sample[]>(block.map((r) => [r, []]));
+            for (let part = 0; part < parts; part++) {
+              for (const r of part % 2 === 0 ? block : [...block].reverse()) {
+                pin(r.server.pid, SERVER_CPU);
+                // a server's first sample also warms its JIT (Express needs more than 0.4 s)
+                const warmS = part > 0 ? 0 : opts.smoke ? 0.1 : r.warm ? WARM_S : FIRST_WARM_S;
+                r.warm = true;
+                const seconds = (opts.smoke ? 0.2 : sampleS(r.v)) / parts;
+                taken.get(r)!.push(await sample(r.server, load, r.port, keys, deny, warmS, seconds));
+                pin(r.server.pid, LOAD_CPU);
+              }
+            }
+            for (const [r, p] of taken) samples.get(r)!.push(combine(p));
+          };
+          const blocks = blocksOf(group);
+          if (TURNS) {
+            for (let pass = 0; pass < passes; pass++) {
+              const k = pass % blocks.length;
+              for (const servers of [...blocks.slice(k), ...blocks.slice(0, k)])
+                await sampleBlock(servers, pass);
+            }
+          } else {
+            for (const servers of blocks) {
+              // in block order: the server sampled first (ours, where a block has it) waited longest
+              if (!opts.smoke)
+                for (const r of servers.filter((x) => limits(x.v))) {
                   pin(r.server.pid, SERVER_CPU);
-                  // a server's first sample also warms its JIT (Express needs more than 0.4 s)
-                  const warmS = part > 0 ? 0 : opts.smoke ? 0.1 : r.warm ? WARM_S : FIRST_WARM_S;
-                  r.warm = true;
-                  const seconds = (opts.smoke ? 0.2 : sampleS(r.v)) / parts;
-                  taken.get(r)!.push(await sample(r.server, load, r.port, keys, deny, warmS, seconds));
+                  await leadIn(load, r.port, keys, deny);
                   pin(r.server.pid, LOAD_CPU);
                 }
-              }
-              for (const [r, p] of taken) samples.get(r)!.push(combine(p));
+              for (let pass = 0; pass < passes; pass++) await sampleBlock(servers, pass);
             }
           }
           for (const r of group) rows.push(rowOf(r.v, keys, deny, samples.get(r)!));

@@ -1,14 +1,19 @@
 // The HTTP case's load generator process: a raw keep-alive client (raw-client.ts), the key in `x-key`.
 import { httpKeys } from "./keys.js";
 import { buildRequest, type RawLoadResult, runLoad } from "./raw-client.js";
+import { Revisits } from "./revisits.js";
 
-/** `prepare` builds a scenario's walk ahead of its samples; `load` runs one sample (a warm-up or a measure). */
+/**
+ * `prepare` builds a scenario's walk ahead of its samples; `load` runs one sample (a warm-up or a
+ * measure), or with `once` walks every key once (at most `durationS`).
+ */
 export type LoadRequest = { id: number; keys: number; deny: boolean } & (
   | { op: "prepare" }
-  | { op: "load"; port: number; durationS: number; connections: number }
+  | { op: "load"; port: number; durationS: number; connections: number; once?: boolean }
 );
 
-export type LoadResult = RawLoadResult;
+/** A run's figures, and how long ago this server last got the keys it got again (median, seconds; NaN: none). */
+export type LoadResult = RawLoadResult & { revisitS: number; revisits: number };
 
 const HOST = "127.0.0.1";
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -19,6 +24,8 @@ interface Walk {
   /** Where each server (by port) is in the walk: its next run goes on from there, so that over a
    * scenario's samples every server meets every key, not only the first seconds' worth. */
   cursors: Map<number, number>;
+  /** When each server (by port) last got each key (performance.now() ms; 0: not in this scenario). */
+  lastSent: Map<number, Float64Array>;
 }
 
 // The walk of the scenario being run (keys in order, the same bytes for every server): one at a
@@ -33,6 +40,7 @@ function walkOf(keys: number, deny: boolean): Walk {
       signature,
       requests: httpKeys(keys, deny).map((k) => buildRequest(HOST, k)),
       cursors: new Map(),
+      lastSent: new Map(),
     };
     // the walk's garbage collected now, not during the scenario's first samples
     collect();
@@ -47,8 +55,17 @@ process.on("message", async (m: LoadRequest) => {
     return;
   }
   const start = w.cursors.get(m.port) ?? 0;
-  const result = await runLoad(HOST, m.port, w.requests, m.connections, m.durationS, start);
-  w.cursors.set(m.port, result.next);
+  let last = w.lastSent.get(m.port);
+  if (last === undefined) {
+    last = new Float64Array(w.requests.length);
+    w.lastSent.set(m.port, last);
+  }
+  const ages = new Revisits(last);
+  const onSend = (i: number) => ages.sent(i, performance.now());
+  const most = m.once === true ? w.requests.length : Number.POSITIVE_INFINITY;
+  const run = await runLoad(HOST, m.port, w.requests, m.connections, m.durationS, start, most, onSend);
+  w.cursors.set(m.port, run.next);
+  const result: LoadResult = { ...run, revisitS: ages.medianS(), revisits: ages.revisits };
   process.send!({ id: m.id, ok: true, result });
 });
 process.on("disconnect", () => process.exit(0));

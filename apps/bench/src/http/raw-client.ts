@@ -47,8 +47,13 @@ export function runLoad(
   durationS: number,
   /** Where in `requests` to start (a run that goes on with the walk of the one before). */
   start = 0,
+  /** Requests sent at most (a walk over every key once: `requests.length`), besides `durationS`. */
+  maxRequests = Number.POSITIVE_INFINITY,
+  /** Told the index of each request as it is sent (when its key was last seen, for revisit ages). */
+  onSend?: (index: number) => void,
 ): Promise<RawLoadResult> {
   let next = start % requests.length;
+  let sent = 0;
   let done = 0;
   let non2xx = 0;
   let errors = 0;
@@ -80,10 +85,12 @@ export function runLoad(
       let pending: Buffer = Buffer.alloc(0);
       let sentAt = 0;
       const send = () => {
-        if (performance.now() >= endAt) {
+        if (sent >= maxRequests || performance.now() >= endAt) {
           socket.end();
           return;
         }
+        sent++;
+        onSend?.(next);
         const req = requests[next]!;
         next = next + 1 === requests.length ? 0 : next + 1;
         sentAt = performance.now();
