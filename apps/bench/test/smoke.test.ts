@@ -44,5 +44,10 @@ describe("npm run bench -- --smoke", () => {
       }
     }
     expect(file.targets.length).toBeGreaterThan(0);
+    // every limiting HTTP server walked its keys before its samples, so its samples met them again
+    const http = file.cases.find((c) => c.case === "http")!;
+    const limiting = http.rows.filter((r) => r.available && /^(ours|rlf|erl)-/.test(r.id));
+    expect(limiting.length).toBeGreaterThan(0);
+    for (const r of limiting) expect(r.note, r.id).toMatch(/keys back after [0-9.]+ s/);
   });
 });

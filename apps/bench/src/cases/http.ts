@@ -368,12 +368,11 @@ export const http: BenchCase = {
           } else {
             for (const servers of blocks) {
               // in block order: the server sampled first (ours, where a block has it) waited longest
-              if (!opts.smoke)
-                for (const r of servers.filter((x) => limits(x.v))) {
-                  pin(r.server.pid, SERVER_CPU);
-                  await leadIn(load, r.port, keys, deny);
-                  pin(r.server.pid, LOAD_CPU);
-                }
+              for (const r of servers.filter((x) => limits(x.v))) {
+                pin(r.server.pid, SERVER_CPU);
+                await leadIn(load, r.port, keys, deny);
+                pin(r.server.pid, LOAD_CPU);
+              }
               for (let pass = 0; pass < passes; pass++) await sampleBlock(servers, pass);
             }
           }
