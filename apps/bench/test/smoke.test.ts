@@ -44,7 +44,7 @@ describe("npm run bench -- --smoke", () => {
       }
     }
     expect(file.targets.length).toBeGreaterThan(0);
-    // every limiting HTTP server walked its keys before its samples, so its samples met them again
+    // every limiting HTTP row says how soon its server got its keys again
     const http = file.cases.find((c) => c.case === "http")!;
     const limiting = http.rows.filter((r) => r.available && /^(ours|rlf|erl)-/.test(r.id));
     expect(limiting.length).toBeGreaterThan(0);

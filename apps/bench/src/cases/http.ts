@@ -83,7 +83,7 @@ const VARIANTS: readonly Variant[] = [
 /**
  * Variants sampled side by side: a block holds a peer beside each server compared with it (a target's
  * pair, ours beside the peer of its kind); a block's servers take turns within each sample (PARTS),
- * whatever the host does a few seconds later. A block's passes run one after another (blockOrder), so
+ * whatever the host does a few seconds later. A block's passes run one after another (blocksOf), so
  * a server meets its keys again about as soon as under steady load, not after every other block.
  */
 const BLOCKS: readonly (readonly VariantName[])[] = [
@@ -200,6 +200,7 @@ async function sample(
     rounds: delta("rounds"),
     requests: result.requests,
     seconds: result.seconds,
+    // NaN crossed the IPC channel as null
     revisitS: result.revisitS ?? Number.NaN,
   };
 }

@@ -13,7 +13,7 @@ export type LoadRequest = { id: number; keys: number; deny: boolean } & (
 );
 
 /** A run's figures, and how long ago this server last got the keys it got again (median, seconds; NaN: none). */
-export type LoadResult = RawLoadResult & { revisitS: number; revisits: number };
+export type LoadResult = RawLoadResult & { revisitS: number };
 
 const HOST = "127.0.0.1";
 const collect = (globalThis as { gc?: () => void }).gc ?? (() => {});
@@ -65,7 +65,7 @@ process.on("message", async (m: LoadRequest) => {
   const most = m.once === true ? w.requests.length : Number.POSITIVE_INFINITY;
   const run = await runLoad(HOST, m.port, w.requests, m.connections, m.durationS, start, most, onSend);
   w.cursors.set(m.port, run.next);
-  const result: LoadResult = { ...run, revisitS: ages.medianS(), revisits: ages.revisits };
+  const result: LoadResult = { ...run, revisitS: ages.medianS() };
   process.send!({ id: m.id, ok: true, result });
 });
 process.on("disconnect", () => process.exit(0));
