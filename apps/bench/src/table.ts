@@ -16,9 +16,10 @@ function result(r: Row): string {
   return `${num(r.median)} ${r.unit}`;
 }
 
+// two decimals below 10x: a target of 0.95x or 3x is read against them (0.96 showed as "1.0x")
 function ratioText(value: number | null): string {
   if (value === null || !Number.isFinite(value)) return "";
-  return `${value >= 100 ? Math.round(value).toLocaleString("en-US") : value.toFixed(value >= 10 ? 0 : 1)}x`;
+  return `${value >= 100 ? Math.round(value).toLocaleString("en-US") : value.toFixed(value >= 10 ? 0 : 2)}x`;
 }
 
 // The best sample: the lowest cost, or the highest rate for per-second units.

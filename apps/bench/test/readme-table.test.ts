@@ -76,7 +76,7 @@ describe("readmeRegion", () => {
   it("names the machine and the source file, shows the targets and links the full tables", () => {
     const body = readmeRegion(file, "apps/bench/results/bench.json");
     expect(body).toContain("Test CPU, 2 cores");
-    expect(body).toContain("| t | <= 2x | 1.5x | yes |");
+    expect(body).toContain("| t | <= 2x | 1.50x | yes |");
     expect(body).toContain("](apps/bench/RESULTS.md)");
     expect(body).not.toContain("| resil | 15 ns/op");
     expect(body).not.toContain(START);
@@ -89,7 +89,7 @@ describe("resultsPage", () => {
     expect(body).toContain("Test CPU, 2 cores");
     expect(body).toContain("Node v20.0.0");
     expect(body).toContain("apps/bench/results/bench.json");
-    expect(body).toMatch(/\| resil \| 15 ns\/op .*\| 14 \| .*\| 1\.5x \|/);
+    expect(body).toMatch(/\| resil \| 15 ns\/op .*\| 14 \| .*\| 1\.50x \|/);
     expect(body).toContain("not available: missing");
     expect(body).not.toContain(START);
   });
