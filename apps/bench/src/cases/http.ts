@@ -163,6 +163,20 @@ const modeLabel = (deny: boolean) => (deny ? "90 % denied" : "all admitted");
 type Stats = { id: number; ok: boolean; stats: Record<string, number> | null };
 type Cpu = { id: number; ok: boolean; cpuUs: number };
 
+/** One load run against `port`: `durationS` of the walk, or with `once` every key once (at most that long). */
+function loadRun(load: Child, port: number, keys: number, deny: boolean, durationS: number, once = false) {
+  // the child's default 120 s timeout outlasts the longest run (a lead-in: LEAD_IN_MAX_S)
+  return load.request<{ id: number; ok: boolean; result: LoadResult }>({
+    op: "load" satisfies LoadRequest["op"],
+    port,
+    keys,
+    deny,
+    durationS,
+    connections: CONNECTIONS,
+    once,
+  });
+}
+
 /** Loads `server` for `seconds` after a warm-up, and reads its CPU time and limiter counters around it. */
 async function sample(
   server: Child,
@@ -173,15 +187,7 @@ async function sample(
   warmS: number,
   seconds: number,
 ): Promise<Sample> {
-  const run = (durationS: number) =>
-    load.request<{ id: number; ok: boolean; result: LoadResult }>({
-      op: "load" satisfies LoadRequest["op"],
-      port,
-      keys,
-      deny,
-      durationS,
-      connections: CONNECTIONS,
-    });
+  const run = (durationS: number) => loadRun(load, port, keys, deny, durationS);
   if (warmS > 0) await run(warmS);
   const stats0 = (await server.request<Stats>({ op: "stats" })).stats;
   const cpu0 = (await server.request<Cpu>({ op: "cpu" })).cpuUs;
@@ -210,18 +216,7 @@ async function sample(
  * earlier, as a server under steady load at that rate does (not keys it last got minutes ago).
  */
 async function leadIn(load: Child, port: number, keys: number, deny: boolean): Promise<void> {
-  await load.request(
-    {
-      op: "load" satisfies LoadRequest["op"],
-      port,
-      keys,
-      deny,
-      durationS: LEAD_IN_MAX_S,
-      connections: CONNECTIONS,
-      once: true,
-    },
-    (LEAD_IN_MAX_S + 10) * 1000,
-  );
+  await loadRun(load, port, keys, deny, LEAD_IN_MAX_S, true);
 }
 
 /**
