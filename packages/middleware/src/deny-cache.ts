@@ -6,8 +6,6 @@ interface Denial {
   cost: number;
   headers: DecisionHeaders;
   reason: string;
-  /** The last answer built from it: reused while its Retry-After is unchanged (no allocation). */
-  last: CachedDenial | undefined;
 }
 
 /** A denial answered from memory: `Retry-After` counted down to the remembered end. */
@@ -15,8 +13,6 @@ export interface CachedDenial {
   readonly kind: "deny";
   readonly headers: DecisionHeaders;
   readonly reason: string;
-  /** Writers may keep what they built from this answer here (it is reused while unchanged). */
-  built?: unknown;
 }
 
 /** Entries above which expired ones are swept (a sweep per this many new entries at most). */
@@ -63,7 +59,6 @@ export class DenyCache {
       cost,
       headers,
       reason,
-      last: undefined,
     });
   }
 

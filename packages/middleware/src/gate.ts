@@ -15,7 +15,7 @@ export type Verdict =
   | { readonly kind: "skip" }
   | { readonly kind: "unlimited"; readonly slot?: HeldSlot }
   | { readonly kind: "allow"; readonly headers: DecisionHeaders; readonly slot?: HeldSlot }
-  | { readonly kind: "deny"; readonly headers: DecisionHeaders; readonly reason: string; built?: unknown }
+  | { readonly kind: "deny"; readonly headers: DecisionHeaders; readonly reason: string }
   | { readonly kind: "busy"; readonly retryAfter: number }
   | { readonly kind: "failed"; readonly error: unknown };
 

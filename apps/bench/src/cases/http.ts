@@ -18,6 +18,13 @@ interface Variant {
 
 const VARIANTS: readonly Variant[] = [
   { name: "bare-node", label: "bare node:http", floor: "bare-node", redis: false },
+  {
+    name: "node-floor",
+    label:
+      "node:http + the least a limiter with headers does (a Map of counts, one add, 3 headers; a control)",
+    floor: "bare-node",
+    redis: false,
+  },
   { name: "bare-express", label: "bare express", floor: "bare-express", redis: false },
   {
     name: "express-noop",
@@ -88,7 +95,7 @@ const VARIANTS: readonly Variant[] = [
  */
 const BLOCKS: readonly (readonly VariantName[])[] = [
   ["bare-node"],
-  ["ours-node-local", "rlf-memory", "ours-node-memory"],
+  ["ours-node-local", "rlf-memory", "ours-node-memory", "node-floor"],
   ["ours-node-redis", "rlf-redis"],
   ["express-noop", "express-headers"],
   ["bare-express", "ours-express-local", "erl-memory", "ours-express-memory"],
@@ -237,7 +244,9 @@ function rowOf(v: Variant, keys: number, deny: boolean, samples: readonly Sample
   const med = (f: keyof Sample, digits: number) => fmt(median(samples.map((s) => s[f])), digits);
   const per = (f: keyof Sample, digits: number) => fmt(sum(f) / Math.max(1, sum("requests")), digits);
   const errors = sum("errors");
-  const syncs = v.redis ? `; ${per("keySyncs", 2)} key-syncs, ${per("rounds", 3)} rounds/req` : "";
+  // every server of ours with a store (Redis or MemoryStore) says how often it synced
+  const synced = v.redis || (v.peer !== undefined && v.name.endsWith("memory"));
+  const syncs = synced ? `; ${per("keySyncs", 2)} key-syncs, ${per("rounds", 3)} rounds/req` : "";
   const revisits = samples.map((s) => s.revisitS).filter((x) => Number.isFinite(x));
   const back = revisits.length > 0 ? `; keys back after ${fmt(median(revisits), 1)} s` : "";
   const note = `p99 ${med("p99Ms", 1)} ms; ${med("cpuPerReq", 1)} µs server CPU/req; ${med("deniedPct", 1)} % denied${back}${syncs}${errors > 0 ? `; ${errors} errors` : ""}${offShare(deny, samples)}`;

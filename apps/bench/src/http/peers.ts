@@ -46,6 +46,32 @@ export async function erl(s: Scenario, redis?: Redis): Promise<[Listener, () => 
   return [app, async () => store.shutdown?.()];
 }
 
+/**
+ * The least a limiter with headers can do on node:http (a control, not a limiter): a Map of counts
+ * per key, one add, the three X-RateLimit-* headers; the denied keys answered 429 from their count.
+ */
+export function nodeFloor(s: Scenario): Listener {
+  const counts = new Map<string, { n: number }>();
+  for (const k of httpKeys(s.keys, s.deny)) counts.set(k, { n: k.startsWith("d") ? 1 : 0 });
+  const reset = String(Math.ceil(Date.now() / 1000) + HOUR_S);
+  return (req, res) => {
+    const key = req.headers["x-key"] as string;
+    const c = counts.get(key)!;
+    const max = key.startsWith("d") ? 1 : ADMIT_LIMIT;
+    c.n++;
+    res.setHeader(X_RATELIMIT_LIMIT, String(max));
+    res.setHeader(X_RATELIMIT_REMAINING, String(Math.max(0, max - c.n)));
+    res.setHeader(X_RATELIMIT_RESET, reset);
+    if (c.n <= max) {
+      res.end("ok");
+      return;
+    }
+    res.setHeader("retry-after", "3600");
+    res.writeHead(429, { "content-type": "application/json" });
+    res.end(BODY_429);
+  };
+}
+
 /** rate-limiter-flexible on node:http: one limiter for the admitted keys, one for the denied. */
 export async function rlf(s: Scenario, redis?: Redis): Promise<[Listener, () => Promise<void>]> {
   const make = (points: number, duration: number, name: string): RateLimiterAbstract =>

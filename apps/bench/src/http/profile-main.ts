@@ -56,13 +56,33 @@ if (idleS > 0) await new Promise((r) => setTimeout(r, idleS * 1000));
 await admin.config("RESETSTAT");
 const st0 = (await ask({ op: "stats" })).stats as Record<string, number> | null;
 const cpu0 = (await ask({ op: "cpu" })).cpuUs as number;
-const r = await runLoad("127.0.0.1", port, requests, 50, seconds, idleS > 0 ? warm.next : 0);
+// PROF_DUTY=on,off (seconds): load in bursts with pauses, so each key comes back later (as in the case,
+// where a block's servers take turns); the figures are over the bursts, the CPU over the whole time
+const duty = process.env.PROF_DUTY?.split(",").map(Number);
+let r = await runLoad(
+  "127.0.0.1",
+  port,
+  requests,
+  50,
+  duty ? duty[0]! : seconds,
+  idleS > 0 || duty ? warm.next : 0,
+);
+for (let spent = duty?.[0] ?? seconds; duty && spent < seconds; spent += duty[0]!) {
+  await new Promise((resolve) => setTimeout(resolve, duty[1]! * 1000));
+  const more = await runLoad("127.0.0.1", port, requests, 50, duty[0]!, r.next);
+  r = {
+    ...more,
+    requests: r.requests + more.requests,
+    seconds: r.seconds + more.seconds,
+    non2xx: r.non2xx + more.non2xx,
+  };
+}
 const cpu1 = (await ask({ op: "cpu" })).cpuUs as number;
 const st1 = (await ask({ op: "stats" })).stats as Record<string, number> | null;
 if (st0 && st1) {
   const d: Record<string, string> = {};
   for (const k of Object.keys(st1))
-    if (st1[k]! - st0[k]! !== 0) d[k] = ((st1[k]! - st0[k]!) / r.requests).toFixed(3);
+    if (st1[k]! - st0[k]! !== 0) d[k] = ((st1[k]! - st0[k]!) / r.requests).toPrecision(3);
   console.log("limiter per request:", JSON.stringify(d));
 }
 const stats = await admin.info("commandstats");

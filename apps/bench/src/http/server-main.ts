@@ -4,10 +4,11 @@ import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import type { Scenario } from "./keys.js";
 import { type Listener, limiterStats, oursExpress, oursNode, type StoreKind } from "./ours.js";
-import { bareExpress, bareNode, erl, rlf } from "./peers.js";
+import { bareExpress, bareNode, erl, nodeFloor, rlf } from "./peers.js";
 
 export type VariantName =
   | "bare-node"
+  | "node-floor"
   | "bare-express"
   | "express-noop"
   | "express-headers"
@@ -51,6 +52,8 @@ async function build(s: Scenario): Promise<[Listener, () => Promise<void>]> {
   switch (variant) {
     case "bare-node":
       return [bareNode(), noop];
+    case "node-floor":
+      return [nodeFloor(s), noop];
     case "bare-express":
       return [bareExpress(), noop];
     case "express-noop":
@@ -89,6 +92,7 @@ process.on("message", async (m: ServerRequest) => {
       process.send!({ id: m.id, ok: true, stats: limiterStats() ?? null });
     } else if (m.op === "cpu") {
       await allocSampling();
+      await cpuProfile();
       // PROF_MARK=1 (dev): marks the measured window's ends among --trace-gc lines
       if (process.env.PROF_MARK === "1") console.log(`PROF_MARK ${performance.now().toFixed(0)}`);
       const u = process.cpuUsage();
@@ -128,6 +132,24 @@ async function allocSampling(): Promise<void> {
   gc?.({ type: "minor" });
   gc?.({ type: "minor" });
   const { profile } = (await allocSession.post("HeapProfiler.stopSampling")) as { profile: unknown };
+  const { writeFileSync } = await import("node:fs");
+  writeFileSync(file, JSON.stringify(profile));
+}
+// PROF_CPU=<file> (dev): a CPU profile of the measured window only (between the two "cpu" asks),
+// without the setup that --cpu-prof also records
+let cpuSession: import("node:inspector/promises").Session | undefined;
+async function cpuProfile(): Promise<void> {
+  const file = process.env.PROF_CPU;
+  if (!file) return;
+  if (cpuSession === undefined) {
+    const { Session } = await import("node:inspector/promises");
+    cpuSession = new Session();
+    cpuSession.connect();
+    await cpuSession.post("Profiler.enable");
+    await cpuSession.post("Profiler.start");
+    return;
+  }
+  const { profile } = (await cpuSession.post("Profiler.stop")) as { profile: unknown };
   const { writeFileSync } = await import("node:fs");
   writeFileSync(file, JSON.stringify(profile));
 }
