@@ -24,6 +24,14 @@ export interface PolicyShape {
 // A family's policy object is shared by all its subjects (and equal setPolicy policies are shared
 // by the subject table): derive once.
 const shapes = new WeakMap<RatePolicy, PolicyShape>();
+// The shortest window of every policy shaped in this process; it only grows, so it holds every key's.
+const minWindows = new Set<number>();
+
+/** Whether some key's shortest window could end at store time `b` (a boundary with work to do). */
+export function someWindowEndsAt(b: number): boolean {
+  for (const w of minWindows) if (b % w === 0) return true;
+  return false;
+}
 
 export function shapeOf(policy: RatePolicy): PolicyShape {
   let shape = shapes.get(policy);
@@ -51,6 +59,7 @@ export function shapeOf(policy: RatePolicy): PolicyShape {
       }),
     };
     shapes.set(policy, shape);
+    minWindows.add(shape.minWindowMs);
   }
   return shape;
 }

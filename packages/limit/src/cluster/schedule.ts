@@ -2,6 +2,7 @@ import type { Clock, Timer } from "../clock/clock.js";
 import type { ConcurrencyKeyState } from "./concurrency-key.js";
 import { creditIdle, isBusy } from "./idle-credit.js";
 import type { RateKeyState } from "./rate-key.js";
+import { someWindowEndsAt } from "./rate-key-parts.js";
 import { claim, type SyncEnv } from "./sync-maths.js";
 
 /** When keys are due for a sync, and the timers that run rounds (see docs/protocol.md#s2-7, #s2-8). */
@@ -121,6 +122,8 @@ export function collectDue(
  * True when some key was used in the window that `b` closes (see opensAfterUse).
  */
 export function snapshotBoundary(rates: Iterable<RateKeyState>, b: number): boolean {
+  // per-minute keys only: 59 boundaries in 60 need no walk over every awake key
+  if (!someWindowEndsAt(b)) return false;
   let starved = false;
   for (const k of rates) {
     if (k.localOnly || b % k.minWindowMs !== 0) continue;
