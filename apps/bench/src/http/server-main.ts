@@ -109,49 +109,58 @@ process.on("message", async (m: ServerRequest) => {
     process.send!({ id: m.id, ok: false, error: err instanceof Error ? err.stack : String(err) });
   }
 });
-// PROF_ALLOC=<file> (dev): the first "cpu" starts sampling allocations (collected objects included),
-// the second writes the samples to <file> as a .heapprofile. PROF_ALLOC_PROMOTED=1 keeps only what no
-// young-generation collection freed (run with PROF_FLAGS=--expose-gc so the young garbage left at the
-// end is collected first)
-let allocSession: import("node:inspector/promises").Session | undefined;
-async function allocSampling(): Promise<void> {
-  const file = process.env.PROF_ALLOC;
-  if (!file) return;
-  if (allocSession === undefined) {
-    const { Session } = await import("node:inspector/promises");
-    allocSession = new Session();
-    allocSession.connect();
-    await allocSession.post("HeapProfiler.startSampling", {
+type Session = import("node:inspector/promises").Session;
+
+/**
+ * A dev profile of the measured window (between the two "cpu" asks), when `file` is set: `start` on
+ * the first ask, then `stop` on the second, its result written to `file`.
+ */
+function windowProfile(
+  file: string | undefined,
+  start: (s: Session) => Promise<unknown>,
+  stop: (s: Session) => Promise<unknown>,
+): () => Promise<void> {
+  let session: Session | undefined;
+  return async () => {
+    if (!file) return;
+    if (session === undefined) {
+      const { Session } = await import("node:inspector/promises");
+      session = new Session();
+      session.connect();
+      await start(session);
+      return;
+    }
+    const { writeFileSync } = await import("node:fs");
+    writeFileSync(file, JSON.stringify(await stop(session)));
+  };
+}
+
+// PROF_ALLOC=<file>: allocations sampled (collected objects included), as a .heapprofile.
+// PROF_ALLOC_PROMOTED=1 keeps only what no young-generation collection freed (run with
+// PROF_FLAGS=--expose-gc so the young garbage left at the end is collected first).
+const allocSampling = windowProfile(
+  process.env.PROF_ALLOC,
+  (s) =>
+    s.post("HeapProfiler.startSampling", {
       samplingInterval: 4096,
       includeObjectsCollectedByMajorGC: true,
       includeObjectsCollectedByMinorGC: process.env.PROF_ALLOC_PROMOTED !== "1",
-    } as never);
-    return;
-  }
-  const gc = (globalThis as { gc?: (options: { type: "minor" }) => void }).gc;
-  gc?.({ type: "minor" });
-  gc?.({ type: "minor" });
-  const { profile } = (await allocSession.post("HeapProfiler.stopSampling")) as { profile: unknown };
-  const { writeFileSync } = await import("node:fs");
-  writeFileSync(file, JSON.stringify(profile));
-}
-// PROF_CPU=<file> (dev): a CPU profile of the measured window only (between the two "cpu" asks),
-// without the setup that --cpu-prof also records
-let cpuSession: import("node:inspector/promises").Session | undefined;
-async function cpuProfile(): Promise<void> {
-  const file = process.env.PROF_CPU;
-  if (!file) return;
-  if (cpuSession === undefined) {
-    const { Session } = await import("node:inspector/promises");
-    cpuSession = new Session();
-    cpuSession.connect();
-    await cpuSession.post("Profiler.enable");
-    await cpuSession.post("Profiler.start");
-    return;
-  }
-  const { profile } = (await cpuSession.post("Profiler.stop")) as { profile: unknown };
-  const { writeFileSync } = await import("node:fs");
-  writeFileSync(file, JSON.stringify(profile));
-}
+    } as never),
+  async (s) => {
+    const gc = (globalThis as { gc?: (options: { type: "minor" }) => void }).gc;
+    gc?.({ type: "minor" });
+    gc?.({ type: "minor" });
+    return ((await s.post("HeapProfiler.stopSampling")) as { profile: unknown }).profile;
+  },
+);
+// PROF_CPU=<file>: a .cpuprofile of the measured window only, without the setup --cpu-prof records.
+const cpuProfile = windowProfile(
+  process.env.PROF_CPU,
+  async (s) => {
+    await s.post("Profiler.enable");
+    await s.post("Profiler.start");
+  },
+  async (s) => ((await s.post("Profiler.stop")) as { profile: unknown }).profile,
+);
 process.on("disconnect", () => process.exit(0));
 process.send!({ id: 0, ok: true, port: (server.address() as AddressInfo).port });
