@@ -5,28 +5,31 @@ import { longestRetryMs, snapshotHeaders } from "./headers.js";
 import { idleLeaseMs, idleRoom, idleTarget, isBusy } from "./idle-credit.js";
 import { droppedSoFar } from "./ledger.js";
 import { hitsChargedNow, pushTimes } from "./push-times.js";
+import { RateAsk } from "./rate-ask.js";
 import type { RateKeyState } from "./rate-key.js";
 import { shareRoom } from "./recovery-cap.js";
 import { seenWindows, viewReply } from "./reply-view.js";
 import { carryDebt, noteDebt } from "./settle.js";
 import { blendRate, CREDIT_TRUST, endSync, type SyncEnv, windowEnd } from "./sync-maths.js";
 
-/** A rate request in flight and what applying (or reverting) its reply needs. */
-export interface RateSend {
-  key: RateKeyState;
-  seq: number;
-  /** `admitted` when the request was built. */
-  admittedAtSend: number;
-  /** `pushed` once the request is sent: max(admittedAtSend, pushedBefore). */
-  pushedAtSend: number;
-  pushedBefore: number;
-  /** `directDropped` when the request was built. */
-  droppedAtSend: number;
-  ewma: number;
-  sentAt: number;
-  request: RateRequest;
-  /** Sent while credit stays within this replica's share after an outage. */
-  capped: boolean;
+/** A rate request in flight and what applying (or reverting) its reply needs (a class: see RateAsk). */
+export class RateSend {
+  constructor(
+    readonly key: RateKeyState,
+    readonly seq: number,
+    /** `admitted` when the request was built. */
+    readonly admittedAtSend: number,
+    /** `pushed` once the request is sent: max(admittedAtSend, pushedBefore). */
+    readonly pushedAtSend: number,
+    readonly pushedBefore: number,
+    /** `directDropped` when the request was built. */
+    readonly droppedAtSend: number,
+    readonly ewma: number,
+    readonly sentAt: number,
+    readonly request: RateAsk,
+    /** Sent while credit stays within this replica's share after an outage. */
+    readonly capped: boolean,
+  ) {}
 }
 
 /**
@@ -98,44 +101,43 @@ export function buildRateSend(env: SyncEnv, k: RateKeyState, now: number): RateS
     target = idleTarget(k, target, ewma, room, options.leaseTtlMs);
   const unused = Math.min(k.unused(), target);
   const need = recovering ? 0 : capped ? Math.min(k.waiters, target - unused) : k.waiters;
-  const request: RateRequest = {
-    key: k.storeKey,
-    alg: k.alg,
-    windows: k.windows as RateRequest["windows"],
-    pod: options.podId,
-    hits,
-    hitsOld,
-    tOld,
-    unused,
-    want: recovering ? 0 : target - unused - (capped ? need : 0),
-    need,
-    batch: recovering || capped || k.waiters === 0 ? 0 : batchSize(k, replicas),
-    head,
-    // a resent push (its round timed out, yet the store applied it) is charged once
-    pushId: pending > 0 ? k.pushId : "",
-    pushTotal: pending > 0 ? pushedBefore + pending : 0,
-    // a store that lost the key's counts (restarted empty) gets back what this replica saw of them
-    seen: seenWindows(k, t),
-    allowance: Math.min(k.policy.localAllowance, 1),
-    replicas,
-    leaseTtlMs: idle ? idleLeaseMs(k, options.leaseTtlMs) : options.leaseTtlMs,
-  };
+  const request = new RateAsk();
+  request.key = k.storeKey;
+  request.alg = k.alg;
+  request.windows = k.windows as RateRequest["windows"];
+  request.pod = options.podId;
+  request.hits = hits;
+  request.hitsOld = hitsOld;
+  request.tOld = tOld;
+  request.unused = unused;
+  request.want = recovering ? 0 : target - unused - (capped ? need : 0);
+  request.need = need;
+  request.batch = recovering || capped || k.waiters === 0 ? 0 : batchSize(k, replicas);
+  request.head = head;
+  // a resent push (its round timed out, yet the store applied it) is charged once
+  request.pushId = pending > 0 ? k.pushId : "";
+  request.pushTotal = pending > 0 ? pushedBefore + pending : 0;
+  // a store that lost the key's counts (restarted empty) gets back what this replica saw of them
+  request.seen = seenWindows(k, t);
+  request.allowance = Math.min(k.policy.localAllowance, 1);
+  request.replicas = replicas;
+  request.leaseTtlMs = idle ? idleLeaseMs(k, options.leaseTtlMs) : options.leaseTtlMs;
   k.sendSeq++;
   k.pushed = Math.max(admitted, pushedBefore);
   k.inflight = hits + hitsOld;
   k.lastSync = now;
-  return {
-    key: k,
-    seq: k.sendSeq,
-    admittedAtSend: admitted,
-    pushedAtSend: k.pushed,
+  return new RateSend(
+    k,
+    k.sendSeq,
+    admitted,
+    k.pushed,
     pushedBefore,
-    droppedAtSend: droppedSoFar(k),
+    droppedSoFar(k),
     ewma,
-    sentAt: now,
+    now,
     request,
     capped,
-  };
+  );
 }
 
 /**

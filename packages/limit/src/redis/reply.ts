@@ -1,4 +1,5 @@
 import { StoreReplyError } from "../store/errors.js";
+import { RateAnswer, StateCopy } from "../store/rate-answer.js";
 import type { ConcurrencyReply, HeartbeatReply, RateReply, WindowState } from "../store/types.js";
 import type { RedisReply } from "./exec.js";
 
@@ -62,22 +63,22 @@ function rateAt(r: readonly RedisReply[], at: number, windows: number): RateRepl
   const states: WindowState[] = new Array(windows);
   for (let i = 0; i < windows; i++) {
     const w = at + 6 + 4 * i;
-    states[i] = {
-      idx: count(r[w], "idx", i),
-      cur: count(r[w + 1], "cur", i),
-      prev: count(r[w + 2], "prev", i),
-      tat: number(r[w + 3], "tat", i),
-    };
+    states[i] = new StateCopy(
+      count(r[w], "idx", i),
+      count(r[w + 1], "cur", i),
+      count(r[w + 2], "prev", i),
+      number(r[w + 3], "tat", i),
+    );
   }
-  return {
-    now: number(r[at], "now"),
-    kept: count(r[at + 1], "kept"),
-    avail: number(r[at + 2], "avail"),
-    granted: count(r[at + 3], "granted"),
-    direct: count(r[at + 4], "direct"),
-    others: count(r[at + 5], "others"),
-    windows: states,
-  };
+  return new RateAnswer(
+    number(r[at], "now"),
+    count(r[at + 1], "kept"),
+    number(r[at + 2], "avail"),
+    count(r[at + 3], "granted"),
+    count(r[at + 4], "direct"),
+    count(r[at + 5], "others"),
+    states,
+  );
 }
 
 /** `[now, kept, granted, direct, others]`. */

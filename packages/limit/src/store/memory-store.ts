@@ -13,7 +13,9 @@ import {
 } from "./algorithm.js";
 import { StoreUnavailableError } from "./errors.js";
 import { grantStep } from "./grant.js";
+import { LeaseTable } from "./lease-table.js";
 import { leavesPool, poolGrantStep, setsPool, takesPool } from "./pool.js";
+import { copyState, RateAnswer } from "./rate-answer.js";
 import {
   normalizeConcurrency,
   normalizeHeartbeat,
@@ -36,7 +38,7 @@ import type {
   WindowState,
 } from "./types.js";
 
-/** Credit (or slots) a replica holds in one store key, until `expiry` (store ms). */
+/** Units held in one store key until `expiry` (store ms): the pool kept for a large request. */
 interface Lease {
   credit: number;
   expiry: number;
@@ -54,18 +56,18 @@ interface Expiring {
 
 interface RateEntry extends Expiring {
   windows: WindowState[];
-  leases: Map<string, Lease>;
+  leases: LeaseTable;
   /** Replicas waiting for freed units (made on the first ticket), and the next ticket (Redis: `Q:<pod>`, `q`). */
   turns: Map<string, Turn> | undefined;
   nextTicket: number;
   /** Push totals remembered per `<pushId>:<pod>` (Redis: `P:<pushId>:<pod>`), made on the first push id. */
-  pushes: Map<string, Lease> | undefined;
+  pushes: LeaseTable | undefined;
   /** Units kept free for the next ask with a waiting request this large (Redis: `h`), or undefined. */
   pool: Lease | undefined;
 }
 
 interface SlotEntry extends Expiring {
-  leases: Map<string, Lease>;
+  leases: LeaseTable;
 }
 
 interface Registry extends Expiring {
@@ -142,7 +144,7 @@ export class MemoryStore implements Store {
     if (!entry) {
       entry = {
         windows: [],
-        leases: new Map(),
+        leases: new LeaseTable(),
         turns: undefined,
         nextTicket: 1,
         pushes: undefined,
@@ -158,7 +160,7 @@ export class MemoryStore implements Store {
     // counts this store lost (restarted empty) come back from what the replica saw of them
     if (req.seen !== undefined) for (let i = 0; i < states.length; i++) keepSeen(states[i]!, req.seen[i]!);
 
-    const held = collectLeases(entry.leases, req.pod, now);
+    const held = entry.leases.collect(req.pod, now);
     const head = req.head ?? 0;
     const pool = livePool(entry, now);
     // one unit (a batch, when asking for one) stays held for each replica that has waited longer,
@@ -211,32 +213,22 @@ export class MemoryStore implements Store {
     if (setsPool(alg, head, pool, kept + granted + direct))
       entry.pool = { credit: head, expiry: now + turnTtlMs(req.leaseTtlMs) };
     const mine = kept + granted;
-    if (mine > 0) entry.leases.set(req.pod, { credit: mine, expiry: now + req.leaseTtlMs });
+    if (mine > 0) entry.leases.hold(req.pod, mine, now + req.leaseTtlMs);
     else entry.leases.delete(req.pod);
     entry.expiresAt = now + rateKeyTtlMs(windows, req.leaseTtlMs);
     this.expireLater(this.rateKeys, req.key, entry);
-    return {
-      now,
-      kept,
-      avail,
-      granted,
-      direct,
-      others: held.others,
-      windows: states.map((s) => ({ idx: s.idx, cur: s.cur, prev: s.prev, tat: s.tat })),
-    };
+    return new RateAnswer(now, kept, avail, granted, direct, held.others, states.map(copyState));
   }
 
   /** A resent push is charged once (as the rate script's step 2); expired push totals go. */
   private unseenHits(entry: RateEntry, req: RateRequest, now: number): { hits: number; hitsOld: number } {
-    if (entry.pushes !== undefined) {
-      for (const [name, p] of entry.pushes) if (p.expiry <= now) entry.pushes.delete(name);
-    }
+    entry.pushes?.dropExpired(now);
     if (!req.pushId) return { hits: req.hits, hitsOld: req.hitsOld };
-    entry.pushes ??= new Map();
+    entry.pushes ??= new LeaseTable();
     const name = `${req.pushId}:${req.pod}`;
     const total = req.pushTotal ?? 0;
-    const remembered = entry.pushes.get(name)?.credit;
-    entry.pushes.set(name, { credit: Math.max(remembered ?? 0, total), expiry: now + req.leaseTtlMs });
+    const remembered = entry.pushes.creditOf(name);
+    entry.pushes.hold(name, Math.max(remembered ?? 0, total), now + req.leaseTtlMs);
     return unchargedHits(remembered, total, req.hits, req.hitsOld);
   }
 
@@ -245,8 +237,8 @@ export class MemoryStore implements Store {
     const req = normalizeConcurrency(request, NORMALIZE);
     this.tick(now);
     let entry = this.liveSlots(req.key, now);
-    const leases = entry?.leases ?? new Map<string, Lease>();
-    const held = collectLeases(leases, req.pod, now);
+    const leases = entry?.leases ?? new LeaseTable();
+    const held = leases.collect(req.pod, now);
     const avail = Math.floor(req.max - held.others - req.active);
     const kept = held.mineLive
       ? Math.min(req.unused, Math.max(0, held.mine - req.active))
@@ -255,7 +247,7 @@ export class MemoryStore implements Store {
     const mine = Math.min(req.active + kept + granted + direct, COUNT_MAX);
     entry ??= { leases, expiresAt: now };
     if (mine > 0) {
-      leases.set(req.pod, { credit: mine, expiry: now + req.leaseTtlMs });
+      leases.hold(req.pod, mine, now + req.leaseTtlMs);
       entry.expiresAt = now + Math.floor(2 * req.leaseTtlMs);
     } else leases.delete(req.pod);
     // An empty hash does not exist in Redis; neither does it here.
@@ -349,25 +341,6 @@ export class MemoryStore implements Store {
     // the slot after expiry: popped only once the key is certainly gone (now > expiresAt)
     this.expiry.add(e, e.expiresAt + EXPIRY_SLOT_MS);
   }
-}
-
-interface Held {
-  mineLive: boolean;
-  mine: number;
-  others: number;
-}
-
-// Drops expired leases (expiry <= now) and sums what the others hold.
-function collectLeases(leases: Map<string, Lease>, pod: string, now: number): Held {
-  const held: Held = { mineLive: false, mine: 0, others: 0 };
-  for (const [owner, lease] of leases) {
-    if (lease.expiry <= now) leases.delete(owner);
-    else if (owner === pod) {
-      held.mineLive = true;
-      held.mine = lease.credit;
-    } else held.others = saturatingAdd(held.others, lease.credit);
-  }
-  return held;
 }
 
 /** The live pool's size (0: none); an expired one goes. */
