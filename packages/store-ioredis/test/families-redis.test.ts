@@ -146,7 +146,7 @@ describe("families on a real Redis through ioredis", { retry: realTimeRetry(1) }
       // 2 x the clock offset's error, which grows on a loaded host (@resil/limit docs/protocol.md#s4)
       const waitDenials = count("denyLocal") + count("denySync");
       console.log(
-        `families as Redis ${fault.name}: ${denied} denied (waits ${waitDenials}, fail-static ${count("denyDegraded")}), ${statics} fail-static admits, longest wait ${waitedMs.toFixed(0)} ms`,
+        `families as Redis ${fault.name}: ${denied} denied (waits ${waitDenials} local ${count("denyLocal")} sync ${count("denySync")}, fail-static ${count("denyDegraded")}), ${statics} fail-static admits, longest wait ${waitedMs.toFixed(0)} ms`,
       );
       await fault.end(own);
       for (const l of limiters) await l.shutdown();

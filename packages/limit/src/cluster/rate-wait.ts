@@ -88,7 +88,10 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
     try {
       if (deps.closed()) throw new LimiterClosedError("check");
       if (deps.env.health.failing) {
-        this.resolve(this.admission.afterWait(k, this.cost, undefined, true));
+        // the deadline may run before the health's clock reads its time: then it waits on for it
+        const at = deps.env.health.outageCountsAt(k.policy, deps.clock.monoMs());
+        if (at !== undefined) deps.deadlines.add(new DeadlineCall(at, () => this.outageCounted()));
+        else this.resolve(this.admission.afterWait(k, this.cost, undefined, true));
         return;
       }
       const budget = deps.env.health.waitBudgetMs(k.policy);
