@@ -152,13 +152,22 @@ export class RateAdmission {
     });
   }
 
-  /** The decision after a wait that `attempt` did not decide (`result` undefined) or did. */
-  afterWait(k: RateKeyState, cost: number, result: Decision | undefined, timedOut: boolean): Decision {
+  /**
+   * The decision after a wait that `attempt` did not decide (`result` undefined) or did; `at`: a
+   * deadline's time when that decides it, which the clock may not read yet.
+   */
+  afterWait(
+    k: RateKeyState,
+    cost: number,
+    result: Decision | undefined,
+    timedOut: boolean,
+    at: number = this.deps.clock.monoMs(),
+  ): Decision {
     const health = this.deps.env.health;
     if (k.ledger !== undefined && k.waiters === 0) k.ledger.head = 0;
     const d = result ?? this.deps.admit(k, cost, ALLOW_SYNC);
     if (d !== undefined) return d;
-    const now = this.deps.clock.monoMs();
+    const now = Math.max(at, this.deps.clock.monoMs());
     if (health.isDegraded(k.policy, now)) return this.decideDegraded(k, cost, now);
     if (timedOut || health.failing) {
       // No answer in time: admit beyond credit within this replica's share of what the view left.

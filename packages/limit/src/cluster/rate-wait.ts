@@ -73,7 +73,7 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
       if (until !== undefined) {
         // far below its limit on a failing store: decided once the outage counts (fail-static)
         this.waitedOutage = true;
-        this.deps.deadlines.add(new DeadlineCall(until, () => this.outageCounted()));
+        this.deps.deadlines.add(new DeadlineCall(until, (now) => this.outageCounted(now)));
         return;
       }
       this.resolve(admission.afterWait(k, this.cost, result, timedOut));
@@ -82,16 +82,20 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
     }
   }
 
-  /** The outage counts now, or the store answers again (one more wait on it, then decided). */
-  outageCounted(): void {
+  /**
+   * The outage counts at `now` (its deadline's time, which the clock may not read yet), or the store
+   * answered again: one more wait on it, then decided.
+   */
+  outageCounted(now: number): void {
     const { k, deps } = this;
     try {
       if (deps.closed()) throw new LimiterClosedError("check");
-      if (deps.env.health.failing) {
-        // the deadline may run before the health's clock reads its time: then it waits on for it
-        const at = deps.env.health.outageCountsAt(k.policy, deps.clock.monoMs());
-        if (at !== undefined) deps.deadlines.add(new DeadlineCall(at, () => this.outageCounted()));
-        else this.resolve(this.admission.afterWait(k, this.cost, undefined, true));
+      const health = deps.env.health;
+      if (health.failing) {
+        // a round answered meanwhile and the store failed again: that outage counts later
+        const at = health.outageCountsAt(k.policy, now);
+        if (at !== undefined) deps.deadlines.add(new DeadlineCall(at, (t) => this.outageCounted(t)));
+        else this.resolve(this.admission.afterWait(k, this.cost, undefined, true, now));
         return;
       }
       const budget = deps.env.health.waitBudgetMs(k.policy);

@@ -55,11 +55,11 @@ export class SlotAdmission {
     return { kind: "denied", max: c.max, retryAfter: 1 };
   }
 
-  /** Any decision reachable without waiting on the store; `undefined`: wait for a sync. */
-  private acquireNow(c: ConcurrencyKeyState): AcquireResult | undefined {
+  /** Any decision reachable without waiting on the store; `undefined`: wait for a sync. `at`: a deadline's time, ahead of the clock. */
+  private acquireNow(c: ConcurrencyKeyState, at?: number): AcquireResult | undefined {
     if (this.closed()) throw new LimiterClosedError("acquire");
     const { health, options } = this.env;
-    const now = this.clock.monoMs();
+    const now = at ?? this.clock.monoMs();
     if (c.localOnly) return this.denied(c, DENY_LOCAL);
     if (health.isDegraded(c.tuning, now)) return this.degraded(c);
     if (now >= c.validUntil && !c.syncing && !health.isRecovering(c.tuning, now, options.tickMs)) {
@@ -91,10 +91,13 @@ export class SlotAdmission {
           storeFailing: () => this.env.health.failing,
           ended: (result, timedOut) => {
             try {
-              const until = result === undefined ? this.outageCountsAt(c) : undefined;
+              const until = result === undefined ? this.outageCountsAt(c, this.clock.monoMs()) : undefined;
               if (until === undefined) resolve(result ?? this.afterWait(c, timedOut));
               // far below its cap on a failing store: decided once the outage counts (fail-static)
-              else this.deadlines.add(new DeadlineCall(until, () => this.outageCounted(c, resolve, reject)));
+              else
+                this.deadlines.add(
+                  new DeadlineCall(until, (now) => this.outageCounted(c, now, resolve, reject)),
+                );
             } catch (error) {
               reject(error);
             }
@@ -110,19 +113,26 @@ export class SlotAdmission {
    * the last good round), ends instead, for a key below its share of the slots others did not hold:
    * then fail-static decides (docs/protocol.md#s3-7). Undefined otherwise.
    */
-  private outageCountsAt(c: ConcurrencyKeyState): number | undefined {
+  private outageCountsAt(c: ConcurrencyKeyState, now: number): number | undefined {
     const health = this.env.health;
-    const at = health.outageCountsAt(c.tuning, this.clock.monoMs());
+    const at = health.outageCountsAt(c.tuning, now);
     return at === undefined || c.active >= overrunSlots(c, health.replicas()) ? undefined : at;
   }
 
+  /** The outage counts at `now` (its deadline's time, which the clock may not read yet), or the store answered again. */
   private outageCounted(
     c: ConcurrencyKeyState,
+    now: number,
     resolve: (r: AcquireResult) => void,
     reject: (error: unknown) => void,
   ): void {
     try {
-      resolve(this.take(c, ALLOW_SYNC) ?? this.acquireNow(c) ?? this.afterWait(c, true));
+      const taken = this.take(c, ALLOW_SYNC);
+      // a round answered meanwhile and the store failed again: that outage counts later
+      const until = taken === undefined ? this.outageCountsAt(c, now) : undefined;
+      if (until !== undefined) {
+        this.deadlines.add(new DeadlineCall(until, (t) => this.outageCounted(c, t, resolve, reject)));
+      } else resolve(taken ?? this.acquireNow(c, now) ?? this.afterWait(c, true, now));
     } catch (error) {
       reject(error);
     }
@@ -137,10 +147,10 @@ export class SlotAdmission {
   }
 
   /** No slot came while waiting: fail-static once the outage counts, the overrun share of a slow store, or a denial. */
-  private afterWait(c: ConcurrencyKeyState, timedOut: boolean): AcquireResult {
+  private afterWait(c: ConcurrencyKeyState, timedOut: boolean, at?: number): AcquireResult {
     const decided = this.take(c, ALLOW_SYNC);
     if (decided !== undefined) return decided;
-    if (this.env.health.isDegraded(c.tuning, this.clock.monoMs())) return this.degraded(c);
+    if (this.env.health.isDegraded(c.tuning, at ?? this.clock.monoMs())) return this.degraded(c);
     // A slow store (no reply in time, none failed): the replica's even share of the slots others
     // did not hold at the last reply, counting the slots it holds (see docs/protocol.md#s3-7).
     if (timedOut && !this.env.health.failing && c.active < overrunSlots(c, this.env.health.replicas())) {

@@ -6,19 +6,20 @@ export interface Deadline {
   due: number;
   /** Its index in the heap; -1 while not pending. */
   slot: number;
-  expire(): void;
+  /** `now`: the time it runs at, at least `due`, which the clock may not read yet (see `fire`). */
+  expire(now: number): void;
 }
 
-/** A deadline that calls `run` once it has come (a wait for an outage to count, rate-wait.ts). */
+/** A deadline that calls `run` once it has come (a wait for an outage to count). */
 export class DeadlineCall implements Deadline {
   slot = -1;
   constructor(
     public due: number,
-    private readonly run: () => void,
+    private readonly run: (now: number) => void,
   ) {}
 
-  expire(): void {
-    this.run();
+  expire(now: number): void {
+    this.run(now);
   }
 }
 
@@ -70,8 +71,8 @@ export class WaitDeadlines {
   }
 
   private readonly fire = (): void => {
-    // the time it was armed for has come, by the event loop's millisecond clock, which may trail
-    // performance.now(): what is due by then expires now, as its own timer would have fired
+    // the time it was armed for has come by the event loop's clock, which a cached reading may trail:
+    // what is due by then expires now, told that time, as its own timer would have fired
     const now = Math.max(exactMonoMs(this.clock), this.armedFor);
     this.timer = undefined;
     this.armedFor = Number.POSITIVE_INFINITY;
@@ -85,7 +86,7 @@ export class WaitDeadlines {
     // expired once the heap is settled: an expiry may add its deadline again (a later one, or a poll)
     for (let i = 0; i < come.length; i++) {
       try {
-        (come[i] as Deadline).expire();
+        (come[i] as Deadline).expire(now);
       } catch (error) {
         // the others still expire; the error surfaces as a throwing timer's would
         queueMicrotask(() => {

@@ -2,15 +2,18 @@
 // docs/protocol.md#s2-5 and #s3-7): a late round, the onset of a failure or a stall.
 
 import { describe, expect, it } from "vitest";
+import type { Clock, Timer } from "../../src/clock/clock.js";
 import { ManualClock } from "../../src/clock/manual-clock.js";
+import type { AcquireResult, Decision } from "../../src/cluster/decision.js";
 import { Limiter } from "../../src/cluster/limiter.js";
 import { MemoryStore } from "../../src/store/memory-store.js";
 
 /** Two replicas on one MemoryStore, each having seen the other's heartbeat (N = 2). */
-async function pair() {
+async function pair(limiterClock?: (clock: ManualClock) => Clock) {
   const clock = new ManualClock();
   const store = new MemoryStore(clock);
-  const limiters = [0, 1].map((i) => new Limiter({ podId: `p${i}` }, store, clock));
+  const own = limiterClock?.(clock) ?? clock;
+  const limiters = [0, 1].map((i) => new Limiter({ podId: `p${i}` }, store, own));
   for (const l of limiters) await l.start();
   await clock.advanceAsync(1100);
   expect(limiters.map((l) => l.replicas())).toEqual([2, 2]);
@@ -138,4 +141,56 @@ describe("a late store that then fails", () => {
     store.setLatency(0);
     for (const l of limiters) await l.shutdown();
   });
+});
+
+/**
+ * Timers fire up to `earlyMs` before the clock reads their time, at least 1 ms after they were set,
+ * as Node's do: setTimeout counts from the event loop's time, which an earlier reading may trail.
+ */
+class EarlyTimerClock implements Clock {
+  constructor(
+    private readonly base: Clock,
+    private readonly earlyMs: number,
+  ) {}
+  monoMs(): number {
+    return this.base.monoMs();
+  }
+  unixMs(): number {
+    return this.base.unixMs();
+  }
+  setTimer(ms: number, fn: () => void): Timer {
+    return this.base.setTimer(Math.max(1, ms - this.earlyMs), fn);
+  }
+}
+
+// Found in CI (real Redis going down, 1 of 3 runs): the deadline for the outage to count ran while
+// the limiter's clock, cached earlier in the event-loop turn, still read a moment before that time;
+// the wait was then decided as if the outage had not counted, and denied.
+describe("the outage's deadline runs before the clock reads its time", () => {
+  for (const kind of ["check", "acquire"] as const) {
+    it(`${kind}: fail-static decides, none denied`, async () => {
+      const { clock, store, limiters } = await pair((base) => new EarlyTimerClock(base, 3));
+      for (const l of limiters) {
+        if (kind === "check") l.setFamily("ip:", { requestsPerSecond: 1000 });
+        else l.setFamily("ip:", null, 10);
+      }
+      await clock.advanceAsync(50);
+      store.setFailing(true);
+      const decisions = limiters.map(
+        (l, i): Promise<Decision | AcquireResult> =>
+          kind === "check" ? l.check(`ip:10.7.0.${i}`) : l.acquire(`ip:10.7.0.${i}`),
+      );
+      const [settled, ms] = await settle(clock, decisions);
+      expect(settled.map((d) => ("slot" in d ? "acquired" : d.kind))).toEqual(
+        kind === "check" ? ["allow", "allow"] : ["acquired", "acquired"],
+      );
+      for (const d of settled) if ("slot" in d) d.slot.release();
+      const degraded = (l: Limiter) =>
+        kind === "check" ? l.outcomeCount("allowDegraded") : l.slotOutcomeCount("allowDegraded");
+      expect(limiters.map(degraded)).toEqual([1, 1]);
+      expect(ms).toBeLessThanOrEqual(201); // cacheTtlMs (200), to the millisecond step
+      store.setFailing(false);
+      for (const l of limiters) await l.shutdown();
+    });
+  }
 });
