@@ -5,11 +5,11 @@ import { Revisits } from "./revisits.js";
 
 /**
  * `prepare` builds a scenario's walk ahead of its samples; `load` runs one sample (a warm-up or a
- * measure), or with `once` walks every key once (at most `durationS`).
+ * measure), or with `most` sends that many requests of the walk (at most `durationS`).
  */
 export type LoadRequest = { id: number; keys: number; deny: boolean } & (
   | { op: "prepare" }
-  | { op: "load"; port: number; durationS: number; connections: number; once?: boolean }
+  | { op: "load"; port: number; durationS: number; connections: number; most?: number }
 );
 
 /** A run's figures, and how long ago this server last got the keys it got again (median, seconds; NaN: none). */
@@ -62,7 +62,7 @@ process.on("message", async (m: LoadRequest) => {
   }
   const ages = new Revisits(last);
   const onSend = (i: number) => ages.sent(i, performance.now());
-  const most = m.once === true ? w.requests.length : Number.POSITIVE_INFINITY;
+  const most = m.most ?? Number.POSITIVE_INFINITY;
   const run = await runLoad(HOST, m.port, w.requests, m.connections, m.durationS, start, most, onSend);
   w.cursors.set(m.port, run.next);
   const result: LoadResult = { ...run, revisitS: ages.medianS() };
