@@ -90,12 +90,10 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
     const { k, deps } = this;
     try {
       if (deps.closed()) throw new LimiterClosedError("check");
-      const health = deps.env.health;
-      if (health.failing) {
-        // a round answered meanwhile and the store failed again: that outage counts later
-        const at = health.outageCountsAt(k.policy, now);
-        if (at !== undefined) deps.deadlines.add(new DeadlineCall(at, (t) => this.outageCounted(t)));
-        else this.resolve(this.admission.afterWait(k, this.cost, undefined, true, now));
+      // still failing: decided now, once (a store that answered meanwhile and failed again has a
+      // later outage, and waiting for it could go on as long as the store flaps)
+      if (deps.env.health.failing) {
+        this.resolve(this.admission.afterWait(k, this.cost, undefined, true, now));
         return;
       }
       const budget = deps.env.health.waitBudgetMs(k.policy);

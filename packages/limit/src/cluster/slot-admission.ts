@@ -127,12 +127,7 @@ export class SlotAdmission {
     reject: (error: unknown) => void,
   ): void {
     try {
-      const taken = this.take(c, ALLOW_SYNC);
-      // a round answered meanwhile and the store failed again: that outage counts later
-      const until = taken === undefined ? this.outageCountsAt(c, now) : undefined;
-      if (until !== undefined) {
-        this.deadlines.add(new DeadlineCall(until, (t) => this.outageCounted(c, t, resolve, reject)));
-      } else resolve(taken ?? this.acquireNow(c, now) ?? this.afterWait(c, true, now));
+      resolve(this.take(c, ALLOW_SYNC) ?? this.acquireNow(c, now) ?? this.afterWait(c, true, now));
     } catch (error) {
       reject(error);
     }
