@@ -161,13 +161,13 @@ export class RateAdmission {
     cost: number,
     result: Decision | undefined,
     timedOut: boolean,
-    at: number = this.deps.clock.monoMs(),
+    at?: number,
   ): Decision {
     const health = this.deps.env.health;
     if (k.ledger !== undefined && k.waiters === 0) k.ledger.head = 0;
     const d = result ?? this.deps.admit(k, cost, ALLOW_SYNC);
     if (d !== undefined) return d;
-    const now = Math.max(at, this.deps.clock.monoMs());
+    const now = at ?? this.deps.clock.monoMs();
     if (health.isDegraded(k.policy, now)) return this.decideDegraded(k, cost, now);
     if (timedOut || health.failing) {
       // No answer in time: admit beyond credit within this replica's share of what the view left.
