@@ -73,6 +73,29 @@ describe("idle eviction", () => {
     expect(limiter.hasPolicy("job:1")).toBe(false);
   });
 
+  it("a local-only subject used every 1 to 30 s is kept, whatever minute boundaries its uses cross", async () => {
+    // its admits from credit leave no time behind; the sweep must still see it busy (a key let go and
+    // made again at each look would cost every request of 100,000 keys met every 20 s a new state)
+    for (const gapMs of [1000, 20_000, 30_000]) {
+      const { clock, limiter, subjects } = setup(false);
+      limiter.setFamily("k:", {
+        algorithm: "sliding_window",
+        requestsPerMinute: 2_000_000_000,
+        localAllowance: 0.8,
+      });
+      const first = (limiter.tryCheck("k:1") ?? (await limiter.check("k:1"))).kind;
+      expect(first).toBe("allow");
+      const state = subjects.rates.get("k:1");
+      for (let t = 100; t < 300_000; t += 100) {
+        clock.advance(100);
+        await limiter.syncNow();
+        if (t % gapMs === 0) expect(limiter.tryCheck("k:1")?.kind).toBe("allow");
+      }
+      expect(subjects.rates.get("k:1")).toBe(state);
+      await limiter.shutdown();
+    }
+  });
+
   it("an evicted subject that returns starts from the store's count of its windows", async () => {
     const { clock, limiter } = setup();
     // 12 a second and a minute, sliding: evicted about 64 s after its last use (63 s after the sync
