@@ -101,6 +101,12 @@ async function drained(limiter: Limiter, quietMs: number, awaitPushes: boolean):
   }
 }
 
+/** Shuts the scenario's limiter down and lets it go (the next scenario's server keeps no old keys). */
+async function closeLimiter(limiter: Limiter): Promise<void> {
+  if (currentLimiter === limiter) currentLimiter = undefined;
+  await limiter.shutdown();
+}
+
 const keyOf = (req: IncomingMessage) => req.headers["x-key"] as string;
 const ok = (_req: IncomingMessage, res: ServerResponse) => res.end("ok");
 
@@ -108,7 +114,7 @@ const ok = (_req: IncomingMessage, res: ServerResponse) => res.end("ok");
 export async function oursNode(s: Scenario, kind: StoreKind): Promise<[Listener, () => Promise<void>]> {
   const limiter = await limiterFor(s, kind);
   const limit = nodeRateLimit({ limiter, family: "k:", key: keyOf });
-  return [limit.wrap(ok), () => limiter.shutdown()];
+  return [limit.wrap(ok), () => closeLimiter(limiter)];
 }
 
 /** Ours through the Express middleware. */
@@ -119,5 +125,5 @@ export async function oursExpress(s: Scenario, kind: StoreKind): Promise<[Listen
   app.use((_req, res) => {
     res.send("ok");
   });
-  return [app, () => limiter.shutdown()];
+  return [app, () => closeLimiter(limiter)];
 }

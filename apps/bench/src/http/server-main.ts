@@ -84,13 +84,16 @@ await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
 process.on("message", async (m: ServerRequest) => {
   try {
     if (m.op === "configure") {
+      await scenarioProfile.end();
       await closeCurrent();
       [current, closeCurrent] = await build(m.scenario);
+      scenarioProfile.arm(m.scenario);
       (globalThis as { gc?: () => void }).gc?.();
       process.send!({ id: m.id, ok: true });
     } else if (m.op === "stats") {
       process.send!({ id: m.id, ok: true, stats: limiterStats() ?? null });
     } else if (m.op === "cpu") {
+      await scenarioProfile.begin();
       await allocSampling();
       await cpuProfile();
       // PROF_MARK=1 (dev): marks the measured window's ends among --trace-gc lines
@@ -98,6 +101,7 @@ process.on("message", async (m: ServerRequest) => {
       const u = process.cpuUsage();
       process.send!({ id: m.id, ok: true, cpuUs: u.user + u.system });
     } else {
+      await scenarioProfile.end();
       await closeCurrent();
       server.closeAllConnections();
       server.close();
@@ -162,5 +166,44 @@ const cpuProfile = windowProfile(
   },
   async (s) => ((await s.post("Profiler.stop")) as { profile: unknown }).profile,
 );
+/**
+ * PROF_SCENARIO_DIR=<dir> (dev, with the bench): a .cpuprofile of each scenario as the case runs it,
+ * from its first measured sample to the next scenario (the other servers' turns show as idle), named
+ * by variant and scenario; PROF_SCENARIO_KEYS=100000 limits it to scenarios with that many keys.
+ */
+const scenarioProfile = (() => {
+  const dir = process.env.PROF_SCENARIO_DIR;
+  const keys = process.env.PROF_SCENARIO_KEYS;
+  let armed: string | undefined;
+  let session: Session | undefined;
+  let file = "";
+  return {
+    arm(s: Scenario) {
+      if (dir && (keys === undefined || Number(keys) === s.keys))
+        armed = `${variant}-${s.keys}-${s.deny ? "d" : "a"}`;
+    },
+    async begin() {
+      if (armed === undefined) return;
+      const { Session } = await import("node:inspector/promises");
+      session = new Session();
+      session.connect();
+      await session.post("Profiler.enable");
+      await session.post("Profiler.start");
+      file = `${dir}/${armed}.cpuprofile`;
+      armed = undefined;
+    },
+    async end() {
+      armed = undefined;
+      if (session === undefined) return;
+      const { writeFileSync } = await import("node:fs");
+      writeFileSync(
+        file,
+        JSON.stringify(((await session.post("Profiler.stop")) as { profile: unknown }).profile),
+      );
+      session.disconnect();
+      session = undefined;
+    },
+  };
+})();
 process.on("disconnect", () => process.exit(0));
 process.send!({ id: 0, ok: true, port: (server.address() as AddressInfo).port });
