@@ -1,16 +1,17 @@
 // Dev tool (not a case): the limiting part of an admitted request alone, in one process, with the CPU's
 // caches cold: before each request a buffer of `scribble` bytes is written (the rest of a server's work
-// evicts the key's lines the same way). Ours is the node:http middleware over a Limiter without a store,
-// rate-limiter-flexible memory the same handler as the http case's; neither writes to a socket.
+// evicts the key's lines the same way). Each side is the http case's own listener (ours: the node:http
+// middleware over a Limiter without a store; rate-limiter-flexible memory), given a request that holds
+// only its x-key header and a response that writes nowhere.
 // usage (from apps/bench/src/http): node --import tsx cold-main.ts ours|rlf <keys> [scribble bytes]
-import { Limiter } from "@resil/limit";
-import { nodeRateLimit } from "@resil/middleware";
-import { RateLimiterMemory } from "rate-limiter-flexible";
-import { ADMIT_LIMIT, httpKeys } from "./keys.js";
-import { ADMIT } from "./ours.js";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { httpKeys } from "./keys.js";
+import { type Listener, oursNode } from "./ours.js";
+import { rlf } from "./peers.js";
 
 const [which, keysArg, scribbleArg] = process.argv.slice(2);
-const keys = httpKeys(Number(keysArg), false);
+const scenario = { keys: Number(keysArg), deny: false, tag: `cold-${process.pid}` };
+const keys = httpKeys(scenario.keys, false);
 const lines = new Float64Array(Number(scribbleArg ?? 262_144) / 8);
 
 /** Writes one double per 64-byte line of the buffer. */
@@ -23,51 +24,24 @@ function scribble(): number {
   return sum;
 }
 
-/** The part of a response the handlers write to. */
+/** The part of a response the listeners use; `end` settles the request. */
 class Response {
   readonly headers: string[] = [];
   headersSent = false;
   statusCode = 200;
+  constructor(readonly ended: () => void) {}
   setHeader(name: string, value: string): void {
     this.headers.push(name, value);
   }
   writeHead(): void {}
-  end(_body?: string): void {}
+  end(): void {
+    this.ended();
+  }
   once(): void {}
 }
 
-async function ours(): Promise<(key: string, res: Response) => Promise<void>> {
-  const limiter = new Limiter({ service: "cold" });
-  await limiter.start();
-  limiter.setFamily("k:a", ADMIT);
-  for (let pass = 0; pass < 3; pass++) for (const k of keys) await limiter.check(`k:${k}`);
-  const limit = nodeRateLimit({
-    limiter,
-    family: "k:",
-    key: (req) => (req as unknown as { key: string }).key,
-  });
-  return (key, res) =>
-    new Promise<void>((resolve) =>
-      limit({ key } as never, res as never, () => {
-        res.end("ok");
-        resolve();
-      }),
-    );
-}
-
-async function rlf(): Promise<(key: string, res: Response) => Promise<void>> {
-  const admit = new RateLimiterMemory({ points: ADMIT_LIMIT, duration: 60 });
-  for (const k of keys) await admit.consume(k);
-  return (key, res) =>
-    admit.consume(key).then((r) => {
-      res.setHeader("x-ratelimit-limit", String(ADMIT_LIMIT));
-      res.setHeader("x-ratelimit-remaining", String(r.remainingPoints));
-      res.setHeader("x-ratelimit-reset", String(Math.ceil((Date.now() + r.msBeforeNext) / 1000)));
-      res.end("ok");
-    });
-}
-
-const handle = which === "ours" ? await ours() : await rlf();
+const [listener] = which === "ours" ? await oursNode(scenario, "local") : await rlf(scenario);
+const handle: Listener = listener;
 let next = 0;
 let sink = 0;
 /** Mean ns of `n` requests on the next keys in walk order, the scribble not timed. */
@@ -75,9 +49,9 @@ async function round(n: number): Promise<number> {
   let ns = 0n;
   for (let j = 0; j < n; j++) {
     sink += scribble();
-    const key = keys[next++ % keys.length]!;
+    const req = { headers: { "x-key": keys[next++ % keys.length]! } } as unknown as IncomingMessage;
     const t0 = process.hrtime.bigint();
-    await handle(key, new Response());
+    await new Promise<void>((ended) => handle(req, new Response(ended) as unknown as ServerResponse));
     ns += process.hrtime.bigint() - t0;
   }
   return Number(ns) / n;

@@ -158,14 +158,12 @@ const allocSampling = windowProfile(
   },
 );
 // PROF_CPU=<file>: a .cpuprofile of the measured window only, without the setup --cpu-prof records.
-const cpuProfile = windowProfile(
-  process.env.PROF_CPU,
-  async (s) => {
-    await s.post("Profiler.enable");
-    await s.post("Profiler.start");
-  },
-  async (s) => ((await s.post("Profiler.stop")) as { profile: unknown }).profile,
-);
+const startCpu = async (s: Session) => {
+  await s.post("Profiler.enable");
+  await s.post("Profiler.start");
+};
+const stopCpu = async (s: Session) => ((await s.post("Profiler.stop")) as { profile: unknown }).profile;
+const cpuProfile = windowProfile(process.env.PROF_CPU, startCpu, stopCpu);
 /**
  * PROF_SCENARIO_DIR=<dir> (dev, with the bench): a .cpuprofile of each scenario as the case runs it,
  * from its first measured sample to the next scenario (the other servers' turns show as idle), named
@@ -187,8 +185,7 @@ const scenarioProfile = (() => {
       const { Session } = await import("node:inspector/promises");
       session = new Session();
       session.connect();
-      await session.post("Profiler.enable");
-      await session.post("Profiler.start");
+      await startCpu(session);
       file = `${dir}/${armed}.cpuprofile`;
       armed = undefined;
     },
@@ -196,10 +193,7 @@ const scenarioProfile = (() => {
       armed = undefined;
       if (session === undefined) return;
       const { writeFileSync } = await import("node:fs");
-      writeFileSync(
-        file,
-        JSON.stringify(((await session.post("Profiler.stop")) as { profile: unknown }).profile),
-      );
+      writeFileSync(file, JSON.stringify(await stopCpu(session)));
       session.disconnect();
       session = undefined;
     },
