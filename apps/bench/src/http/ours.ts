@@ -1,5 +1,13 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { Limiter, MemoryStore, OUTCOMES, type RateLimitConfig, RedisStore, systemClock } from "@resil/limit";
+import {
+  Limiter,
+  type LimiterEvent,
+  MemoryStore,
+  OUTCOMES,
+  type RateLimitConfig,
+  RedisStore,
+  systemClock,
+} from "@resil/limit";
 import { nodeRateLimit } from "@resil/middleware";
 import { expressRateLimit } from "@resil/middleware/express";
 import { IoRedisExec } from "@resil/store-ioredis";
@@ -52,7 +60,8 @@ async function limiterFor(s: Scenario, kind: StoreKind): Promise<Limiter> {
       : kind === "memory"
         ? new MemoryStore(systemClock)
         : new RedisStore(new IoRedisExec(kind));
-  const limiter: WithFamilies = new Limiter({ service: `bench-http-${s.tag}` }, store);
+  const onEvent = process.env.BENCH_HTTP_EVENTS ? logOutage(s, kind) : undefined;
+  const limiter: WithFamilies = new Limiter({ service: `bench-http-${s.tag}`, onEvent }, store);
   await limiter.start();
   const subjects = httpKeys(s.keys, s.deny).map((k) => `k:${k}`);
   if (typeof limiter.setFamily === "function") {
@@ -99,6 +108,41 @@ async function drained(limiter: Limiter, quietMs: number, awaitPushes: boolean):
     last = syncs();
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
+}
+
+/** The event loop's lags over the last half second (one watch per process, started on first use). */
+let lags: { at: number; ms: number }[] | undefined;
+
+function watchLoop(): { at: number; ms: number }[] {
+  const beatMs = 10;
+  const seen: { at: number; ms: number }[] = [];
+  let last = performance.now();
+  setInterval(() => {
+    const now = performance.now();
+    seen.push({ at: now, ms: now - last - beatMs });
+    last = now;
+    while (seen.length > 0 && seen[0]!.at < now - 500) seen.shift();
+  }, beatMs).unref();
+  return seen;
+}
+
+/**
+ * BENCH_HTTP_EVENTS=1 (diagnostics): each store outage or recovery the limiter reports goes to stderr
+ * with the longest event-loop lag of the half second before it, so a stall this process caused by not
+ * running (the reply waiting unread) shows as a lag about as long as the stall.
+ */
+function logOutage(s: Scenario, kind: StoreKind): (e: LimiterEvent) => void {
+  lags ??= watchLoop();
+  const store = typeof kind === "string" ? kind : "redis";
+  return (e) => {
+    if (e.type === "overrun") return;
+    const lag = Math.max(0, ...(lags ?? []).map((l) => l.ms));
+    const what =
+      e.type === "storeFailing" ? `failing (${e.cause})` : `recovered after ${e.outageMs.toFixed(0)} ms`;
+    process.stderr.write(
+      `[bench-http ${store} ${s.keys} keys ${s.deny ? "deny" : "admit"}] store ${what}; loop lag up to ${lag.toFixed(0)} ms in the 0.5 s before\n`,
+    );
+  };
 }
 
 /** Shuts the scenario's limiter down and lets it go (the next scenario's server keeps no old keys). */
