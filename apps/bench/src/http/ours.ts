@@ -133,12 +133,15 @@ function watchLoop(): { at: number; ms: number }[] {
  */
 function logOutage(s: Scenario, kind: StoreKind): (e: LimiterEvent) => void {
   lags ??= watchLoop();
+  const seen = lags;
   const store = typeof kind === "string" ? kind : "redis";
   return (e) => {
     if (e.type === "overrun") return;
-    const lag = Math.max(0, ...(lags ?? []).map((l) => l.ms));
+    const lag = Math.max(0, ...seen.map((l) => l.ms));
     const what =
-      e.type === "storeFailing" ? `failing (${e.cause})` : `recovered after ${e.outageMs.toFixed(0)} ms`;
+      e.type === "storeRecovered"
+        ? `recovered after ${e.outageMs.toFixed(0)} ms`
+        : `failing (${e.cause}${e.error instanceof Error ? `: ${e.error.name}: ${e.error.message}` : ""})`;
     process.stderr.write(
       `[bench-http ${store} ${s.keys} keys ${s.deny ? "deny" : "admit"}] store ${what}; loop lag up to ${lag.toFixed(0)} ms in the 0.5 s before\n`,
     );
