@@ -130,6 +130,12 @@ const LEAD_IN_MAX_S = 60;
 /** The lead-in's turns: each server of a block walks this share of the keys, then the next one does. */
 const LEAD_IN_PARTS = 8;
 
+/** BENCH_HTTP_EVENTS=1: the case's phases go to stderr, timed like the servers' outage lines. */
+const mark = (what: string) => {
+  if (process.env.BENCH_HTTP_EVENTS)
+    process.stderr.write(`${new Date().toISOString().slice(11, 23)} [case] ${what}\n`);
+};
+
 /** One sample of one variant in one scenario. */
 interface Sample {
   reqPerS: number;
@@ -343,6 +349,7 @@ export const http: BenchCase = {
           const group = running.filter((r) => modesOf(r.v).includes(deny));
           await load.request({ op: "prepare" satisfies LoadRequest["op"], keys, deny });
           const samples = new Map<Running, Sample[]>();
+          mark(`configuring ${keys} keys, ${modeLabel(deny)}`);
           // side by side: a limiter's setup waits up to 45 s for its admits to be pushed (idle credit)
           await Promise.all(
             group.map((r) => {
@@ -383,12 +390,15 @@ export const http: BenchCase = {
             }
           } else {
             for (const servers of blocks) {
+              const names = servers.map((x) => x.v.name).join(", ");
+              mark(`lead-in of ${names}`);
               await leadIn(
                 load,
                 servers.filter((x) => limits(x.v)),
                 keys,
                 deny,
               );
+              mark(`sampling ${names}`);
               for (let pass = 0; pass < passes; pass++) await sampleBlock(servers, pass);
             }
           }

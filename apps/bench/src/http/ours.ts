@@ -5,6 +5,8 @@ import {
   MemoryStore,
   OUTCOMES,
   type RateLimitConfig,
+  type RedisCommand,
+  type RedisExec,
   RedisStore,
   systemClock,
 } from "@resil/limit";
@@ -59,7 +61,9 @@ async function limiterFor(s: Scenario, kind: StoreKind): Promise<Limiter> {
       ? undefined
       : kind === "memory"
         ? new MemoryStore(systemClock)
-        : new RedisStore(new IoRedisExec(kind));
+        : new RedisStore(
+            process.env.BENCH_HTTP_EVENTS ? timedExec(new IoRedisExec(kind), s) : new IoRedisExec(kind),
+          );
   const onEvent = process.env.BENCH_HTTP_EVENTS ? logOutage(s, kind) : undefined;
   const limiter: WithFamilies = new Limiter({ service: `bench-http-${s.tag}`, onEvent }, store);
   await limiter.start();
@@ -143,8 +147,43 @@ function logOutage(s: Scenario, kind: StoreKind): (e: LimiterEvent) => void {
         ? `recovered after ${e.outageMs.toFixed(0)} ms`
         : `failing (${e.cause}${e.error instanceof Error ? `: ${e.error.name}: ${e.error.message}` : ""})`;
     process.stderr.write(
-      `[bench-http ${store} ${s.keys} keys ${s.deny ? "deny" : "admit"}] store ${what}; loop lag up to ${lag.toFixed(0)} ms in the 0.5 s before\n`,
+      `${new Date().toISOString().slice(11, 23)} [${s.tag}, ${store}] store ${what}; loop lag up to ${lag.toFixed(0)} ms in the 0.5 s before\n`,
     );
+  };
+}
+
+/**
+ * BENCH_HTTP_EVENTS=1: a pipeline slower than SLOW_PIPELINE_MS goes to stderr with its script calls and
+ * keys, and what this connection had in flight when it was sent (a round waits behind those).
+ */
+const SLOW_PIPELINE_MS = 200;
+
+function timedExec(exec: RedisExec, s: Scenario): RedisExec {
+  let callsInFlight = 0;
+  let keysInFlight = 0;
+  const keysOf = (c: RedisCommand) => (c.args[0] === "EVALSHA" ? Number(c.args[2]) : 0);
+  return {
+    singleNode: exec.singleNode,
+    async pipeline(commands) {
+      const keys = commands.reduce((n, c) => n + keysOf(c), 0);
+      const ahead = `${callsInFlight} commands, ${keysInFlight} keys`;
+      callsInFlight += commands.length;
+      keysInFlight += keys;
+      const t0 = performance.now();
+      try {
+        return await exec.pipeline(commands);
+      } finally {
+        callsInFlight -= commands.length;
+        keysInFlight -= keys;
+        const ms = performance.now() - t0;
+        if (ms > SLOW_PIPELINE_MS) {
+          const lag = Math.max(0, ...(lags ?? []).map((l) => l.ms));
+          process.stderr.write(
+            `${new Date().toISOString().slice(11, 23)} [${s.tag}] pipeline of ${commands.length} commands, ${keys} keys took ${ms.toFixed(0)} ms; in flight before it: ${ahead}; loop lag up to ${lag.toFixed(0)} ms\n`,
+          );
+        }
+      }
+    },
   };
 }
 

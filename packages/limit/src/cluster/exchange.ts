@@ -11,6 +11,7 @@ import {
   revertConcurrencySend,
 } from "./concurrency-sync.js";
 import { StoreTimeoutError } from "./errors.js";
+import { farewell } from "./farewell.js";
 import { SyncHistogram } from "./metrics.js";
 import type { RateKeyState } from "./rate-key.js";
 import { applyRateReply, buildRateSend, type RateSend, revertRateSend } from "./rate-sync.js";
@@ -94,23 +95,12 @@ export class Exchange {
     return this.send(into.rates, into.caps, withHeartbeat ? "join" : undefined, [], now);
   }
 
-  /**
-   * Shutdown's last words: pushes every pending admit and report (one forced round, replies no longer
-   * renew credit), then releases this replica's leases and leaves the registry.
-   */
-  async farewell(): Promise<void> {
-    if (this.store === undefined) return;
-    const { rates, caps } = this.subjects;
-    const pod = this.env.options.podId;
-    const now = this.clock.monoMs();
-    const due = [...rates.values()].filter((k) => !k.localOnly && claim(k));
-    const dueCaps = [...caps.values()].filter((c) => !c.localOnly && claim(c));
-    await this.send(due, dueCaps, undefined, [], now);
-    const releases: Release[] = [];
-    for (const k of rates.values()) if (!k.localOnly) releases.push({ key: k.storeKey, pod });
-    for (const c of caps.values())
-      if (!c.localOnly && c.active === 0) releases.push({ key: c.storeKey, pod });
-    await this.send([], [], "leave", releases, this.clock.monoMs());
+  /** Shutdown's last rounds: pushes, releases, leaving the registry (farewell.ts). */
+  farewell(): Promise<void> {
+    if (this.store === undefined) return SETTLED;
+    return farewell(this.env, this.subjects, (rates, caps, heartbeat, releases) =>
+      this.send(rates, caps, heartbeat, releases, this.clock.monoMs()),
+    );
   }
 
   /**
