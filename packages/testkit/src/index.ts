@@ -46,5 +46,6 @@ export type {
 export { forgetService, ping, rawCommand } from "./resp.js";
 export { type RedisServer, type StartOptions, startRedis } from "./server.js";
 export { describeSettleScenarios } from "./settle-scenarios.js";
+export { describeShutdownScenarios } from "./shutdown-scenarios.js";
 export { FIXED_50 } from "./spec-policies.js";
 export { type AdapterUnderTest, describeStoreContract, HOSTILE_SUBJECTS } from "./store-contract.js";

@@ -406,6 +406,7 @@ export const http: BenchCase = {
         }
       }
     } finally {
+      mark("stopping the servers");
       for (const r of running) {
         await r.server.request({ op: "stop" }, 10_000).catch(() => undefined);
         r.server.kill();
