@@ -5,6 +5,8 @@ import { forgetService } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
 
 const KEYS = 100_000;
+/** Rounds a limiter keeps in flight (@resil/limit's background loop and shutdown). */
+const MAX_ROUNDS_IN_FLIGHT = 4;
 const LIMIT = 1000;
 const POLICY = { algorithm: "sliding_window", requestsPerMinute: LIMIT, localAllowance: 0.8 } as const;
 
@@ -12,14 +14,16 @@ const POLICY = { algorithm: "sliding_window", requestsPerMinute: LIMIT, localAll
  * Shutdown of a replica holding 100,000 keys on a healthy Redis (@resil/limit docs/protocol.md#s3-8).
  * Its last rounds once carried every key in one round each: through ioredis 1.96 s, the push round
  * past roundTimeoutMs (a failure and a storeFailing event from a healthy store). In rounds of
- * maxKeysPerRound, a few in flight: 1.14 s, none failed, every admit from credit counted.
+ * maxKeysPerRound, a few in flight: 1.14 s, none failed, every admit from credit counted. On a
+ * paused Redis (SIGSTOP) one wave of rounds times out per phase and the rest are not sent: 2.04 s
+ * and 8 rounds (one round a phase before: 2.12 s).
  */
 export function describeShutdownScenarios(adapter: LimiterAdapter): void {
   describe(`shutdown with 100,000 keys on a real Redis through ${adapter.name}`, () => {
     let server: RedisServer;
     const handles: ExecHandle[] = [];
     beforeAll(async () => {
-      server = await startRedis();
+      server = await startRedis({ controllable: true });
     });
     afterAll(async () => {
       await Promise.all(handles.map((h) => h.close()));
@@ -73,6 +77,30 @@ export function describeShutdownScenarios(adapter: LimiterAdapter): void {
       }
       await next.shutdown();
       expect([...remaining]).toEqual([[LIMIT - 3, KEYS]]);
+    }, 120_000);
+
+    it("on a paused Redis gives up after one wave of rounds per phase", async () => {
+      await forgetService(server.port, "shut-paused");
+      const handle = await adapter.connect(server.url);
+      handles.push(handle);
+      const leaving = new Limiter({ service: "shut-paused", podId: "a" }, new RedisStore(handle.exec));
+      await leaving.start();
+      leaving.setFamily("k:", POLICY);
+      const subjects = Array.from({ length: KEYS }, (_, i) => `k:${i}`);
+      await checkAll(leaving, subjects);
+      await checkAll(leaving, subjects);
+      const roundsBefore = leaving.syncRounds();
+      const started = Date.now();
+      server.pause();
+      try {
+        await leaving.shutdown();
+      } finally {
+        server.resume();
+      }
+      const rounds = leaving.syncRounds() - roundsBefore;
+      console.log(`shutdown with ${KEYS} keys, Redis paused: ${Date.now() - started} ms, ${rounds} rounds`);
+      // 4 pushes and 4 releases in flight time out; the other 385 rounds and the leave are not sent
+      expect(rounds).toBe(2 * MAX_ROUNDS_IN_FLIGHT);
     }, 120_000);
   });
 }
