@@ -26,26 +26,26 @@ export async function farewell(env: SyncEnv, subjects: SubjectMaps, send: Farewe
   const caps = [...subjects.caps.values()].filter((c) => !c.localOnly);
   // a key with nothing unpushed has nothing to say: the release below hands back its credit
   const toPush = rates.filter((k) => !k.nothingToPush());
-  const parts: (() => Promise<void>)[] = [];
+  const pushParts: (() => Promise<void>)[] = [];
   for (let i = 0; i < Math.max(toPush.length, caps.length); i += limit) {
     const r = toPush.slice(i, i + limit);
     const c = caps.slice(i, i + limit);
     // claimed as the part leaves: a part never sent leaves its keys unclaimed
-    parts.push(() => send(r.filter(claim), c.filter(claim), undefined, []));
+    pushParts.push(() => send(r.filter(claim), c.filter(claim), undefined, []));
   }
-  await inFlight(parts, failedSince(env));
+  await inFlight(pushParts, failedSince(env));
 
   // tried even when a push failed, as a store answering late may still take them
   const releases: Release[] = [];
   for (const k of rates) releases.push({ key: k.storeKey, pod });
   for (const c of caps) if (c.active === 0) releases.push({ key: c.storeKey, pod });
-  const leaves: (() => Promise<void>)[] = [];
+  const releaseParts: (() => Promise<void>)[] = [];
   for (let i = 0; i < releases.length; i += limit) {
     const part = releases.slice(i, i + limit);
-    leaves.push(() => send([], [], undefined, part));
+    releaseParts.push(() => send([], [], undefined, part));
   }
   const failed = failedSince(env);
-  await inFlight(leaves, failed);
+  await inFlight(releaseParts, failed);
   // the registry is left last, once the leases are gone
   if (!failed()) await send([], [], "leave", []);
 }
