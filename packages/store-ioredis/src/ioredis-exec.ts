@@ -96,6 +96,35 @@ export class IoRedisExec implements RedisExec {
       );
     }
     await Promise.all(work);
+    await followRedirects(client, commands, replies);
     return replies;
   }
+}
+
+// A slot that moved (a failover handed over, a resharding) answers MOVED or ASK without running the
+// command. ioredis follows a pipeline's redirect only when every reply is the same one (one slot), and
+// its slot table is not reloaded otherwise: sent again alone, each command is routed by ioredis, which
+// follows the redirect and, on MOVED, reloads the slot table, so the next rounds go to the new master.
+async function followRedirects(
+  cluster: Cluster,
+  commands: readonly RedisCommand[],
+  replies: RedisReply[],
+): Promise<void> {
+  const again: Promise<void>[] = [];
+  replies.forEach((reply, i) => {
+    const c = commands[i]!;
+    if (!(reply instanceof Error) || c.key === undefined || !/^(MOVED|ASK) /.test(reply.message)) return;
+    again.push(
+      cluster.call(...(c.args as [string, ...string[]])).then(
+        (value) => {
+          replies[i] = value as RedisReply;
+        },
+        (err: Error) => {
+          if (!isServerError(err)) throw err; // the connection failed: the round trip has no replies
+          replies[i] = err;
+        },
+      ),
+    );
+  });
+  await Promise.all(again);
 }
