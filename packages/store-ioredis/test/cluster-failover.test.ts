@@ -1,8 +1,8 @@
-import { describeClusterFailover } from "@resil/testkit";
+import { type ClusterSeeds, describeClusterFailover, describeClusterRedirects } from "@resil/testkit";
 import { Cluster } from "ioredis";
 import { IoRedisExec } from "../src/index.js";
 
-describeClusterFailover("ioredis", async (seeds) => {
+async function connect(seeds: ClusterSeeds) {
   const client = new Cluster([...seeds], {
     retryDelayOnFailover: 100,
     retryDelayOnClusterDown: 100,
@@ -11,4 +11,7 @@ describeClusterFailover("ioredis", async (seeds) => {
   });
   client.on("error", () => {}); // the failover is the test
   return { exec: new IoRedisExec(client), close: async () => client.disconnect() };
-});
+}
+
+describeClusterFailover("ioredis", connect);
+describeClusterRedirects("ioredis", connect);

@@ -106,3 +106,20 @@ export async function startCluster(
   const seeds = nodes.slice(0, masters).map((n) => ({ host: n.host, port: n.port }));
   return { nodes, seeds, stop };
 }
+
+/** A node's `ROLE` reply (raw), or "unreachable". */
+export async function role(port: number): Promise<string> {
+  return rawCommand(port, ["ROLE"], 1000).catch(() => "unreachable");
+}
+
+/** The replica of `master`: its ROLE names the master's port. */
+export async function replicaOf(
+  nodes: readonly RedisServer[],
+  master: RedisServer,
+): Promise<RedisServer | undefined> {
+  for (const n of nodes) {
+    const r = await role(n.port);
+    if (r.includes("slave") && r.includes(`:${master.port}\r\n`)) return n;
+  }
+  return undefined;
+}

@@ -1,6 +1,7 @@
 export { NO_REDIS_MESSAGE, serverBinaries, which } from "./binary.js";
 export { type ClusterOptions, type RedisClusterHandle, startCluster } from "./cluster.js";
 export { type ClusterSeeds, describeClusterFailover } from "./cluster-failover.js";
+export { describeClusterRedirects } from "./cluster-redirects.js";
 export { commandCalls, DelayedExec } from "./delayed-exec.js";
 export type { AdapterModule, ExecHandle, LimiterAdapter } from "./exec-handle.js";
 export {
