@@ -4,13 +4,15 @@ import type { RateAdmission, RateAdmissionDeps } from "./rate-admission.js";
 import type { RateKeyState } from "./rate-key.js";
 import { startWait, type WaitEnd, type WaitHooks } from "./sync-wait.js";
 import { DeadlineCall } from "./wait-deadlines.js";
-import { outageCountsAt, waitsOnLateStore } from "./wait-on.js";
+import { outageCountsAt, waitsOnLateStore, waitsOnOwnRound } from "./wait-on.js";
 
 /** A rate check waiting on its key's sync replies, as one object with the promise it settles. */
 export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
   private readonly started: number;
-  // each way of waiting on is taken once: for a late store's reply, for an outage to count
+  // each way of waiting on is taken once: for a late store's reply, for the key's own late round, for
+  // an outage to count
   private waitedLate = false;
+  private waitedOwnRound = false;
   private waitedOutage = false;
 
   constructor(
@@ -63,6 +65,19 @@ export class RateWait implements WaitHooks<Decision>, WaitEnd<Decision> {
         this.waitedLate = true;
         const now = this.deps.clock.monoMs();
         const left = this.deps.env.health.stallCountsAt(k.policy.cacheTtlMs, now) - now;
+        startWait(this.deps.deadlines, k, this.cost, left, left, "check", this);
+        return;
+      }
+      if (
+        result === undefined &&
+        timedOut &&
+        this.waitedLate &&
+        !this.waitedOwnRound &&
+        waitsOnOwnRound(this.deps.env.health, k, this.deps.clock.monoMs())
+      ) {
+        // the store answers the other rounds, so it never counts as stalled: this key's round decides
+        this.waitedOwnRound = true;
+        const left = this.deps.env.options.roundTimeoutMs;
         startWait(this.deps.deadlines, k, this.cost, left, left, "check", this);
         return;
       }

@@ -31,6 +31,17 @@ export function waitsOnLateStore(
 }
 
 /**
+ * A wait that waited on until the store would count as stalled, but the store answered other rounds
+ * meanwhile (so it never did) while this key's own round is still in flight: waits on, once more, for
+ * that round's reply or failure (roundTimeoutMs at most), as a stalled store's keys get fail-static.
+ */
+export function waitsOnOwnRound(health: StoreHealth, k: RateKeyState, now: number): boolean {
+  if (health.failing || health.isDegraded(k.policy, now)) return false;
+  if (!farBelowLimit(k, now + health.offset)) return false;
+  return !k.view.answered || health.replicas() > 1;
+}
+
+/**
  * A wait ended on a failing store before the outage counts (cacheTtlMs after the last good round),
  * that no overrun can decide (no view, or a view of an earlier window): when the outage counts, for
  * fail-static to decide it; undefined when it is decided now.
