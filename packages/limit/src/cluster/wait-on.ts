@@ -32,8 +32,8 @@ export function waitsOnLateStore(
 
 /**
  * A wait that waited on until the store would count as stalled, but the store answered other rounds
- * meanwhile (so it never did) while this key's own round is still in flight: waits on, once more, for
- * that round's reply or failure (roundTimeoutMs at most), as a stalled store's keys get fail-static.
+ * meanwhile (so it never did) and not this key's own (in flight, or queued behind them): waits on, once
+ * more, for that round's reply or failure (roundTimeoutMs at most), as a stalled store's keys get fail-static.
  */
 export function waitsOnOwnRound(health: StoreHealth, k: RateKeyState, now: number): boolean {
   if (health.failing || health.isDegraded(k.policy, now)) return false;
