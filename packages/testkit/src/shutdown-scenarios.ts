@@ -1,6 +1,7 @@
-import { type Decision, Limiter, type LimiterEvent, RedisStore } from "@resil/limit";
+import { type Decision, Limiter, type LimiterEvent, OUTCOMES, RedisStore } from "@resil/limit";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecHandle, LimiterAdapter } from "./exec-handle.js";
+import { realTimeRetry } from "./loop-delay.js";
 import { forgetService } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
 
@@ -8,7 +9,14 @@ const KEYS = 100_000;
 /** Rounds a limiter keeps in flight (@resil/limit's background loop and shutdown). */
 const MAX_ROUNDS_IN_FLIGHT = 4;
 const LIMIT = 1000;
-const POLICY = { algorithm: "sliding_window", requestsPerMinute: LIMIT, localAllowance: 0.8 } as const;
+// cacheTtlMs 5 s: the setup's rounds on a loaded CI host (up to 4 of 512 keys queued in Redis) must
+// not count as a stall, or fail-static decides first checks; what is tested is the shutdown's rounds
+const POLICY = {
+  algorithm: "sliding_window",
+  requestsPerMinute: LIMIT,
+  localAllowance: 0.8,
+  cacheTtlMs: 5000,
+} as const;
 
 /**
  * Shutdown of a replica holding 100,000 keys on a healthy Redis (@resil/limit docs/protocol.md#s3-8).
@@ -19,7 +27,10 @@ const POLICY = { algorithm: "sliding_window", requestsPerMinute: LIMIT, localAll
  * and 8 rounds (one round a phase before: 2.12 s).
  */
 export function describeShutdownScenarios(adapter: LimiterAdapter): void {
-  describe(`shutdown with 100,000 keys on a real Redis through ${adapter.name}`, () => {
+  // real time on a shared host: a starved process can see a round outlive roundTimeoutMs
+  describe(`shutdown with 100,000 keys on a real Redis through ${adapter.name}`, {
+    retry: realTimeRetry(1),
+  }, () => {
     let server: RedisServer;
     const handles: ExecHandle[] = [];
     beforeAll(async () => {
@@ -53,8 +64,11 @@ export function describeShutdownScenarios(adapter: LimiterAdapter): void {
       // credit that sync brought, and the store sees it only when it is pushed
       await checkAll(leaving, subjects);
       await checkAll(leaving, subjects);
-      expect(leaving.outcomeCount("allowSync")).toBe(KEYS);
-      expect(leaving.outcomeCount("allowLocal")).toBe(KEYS);
+      const outcomes = OUTCOMES.map((o) => [o, leaving.outcomeCount(o)]).filter(([, n]) => n !== 0);
+      expect(outcomes).toEqual([
+        ["allowLocal", KEYS],
+        ["allowSync", KEYS],
+      ]);
       const failuresBefore = leaving.syncFailures();
       const roundsBefore = leaving.syncRounds();
       const started = Date.now();

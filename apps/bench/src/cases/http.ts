@@ -12,7 +12,7 @@ interface Variant {
   /** What its rows are compared with: the bare server of the same stack. */
   floor: "bare-node" | "bare-express";
   redis: boolean;
-  /** Ours only: the peer of the same kind it is compared with, pass by pass. */
+  /** Ours (and an A/A twin): the server of the same kind it is compared with, pass by pass. */
   peer?: VariantName;
 }
 
@@ -85,6 +85,22 @@ const VARIANTS: readonly Variant[] = [
     peer: "erl-redis",
   },
   { name: "erl-redis", label: "express-rate-limit + rate-limit-redis", floor: "bare-express", redis: true },
+  // A/A controls: a second server identical to one in its block, so the run shows how far two
+  // servers that cannot differ do differ (what a ratio near 1 can mean)
+  {
+    name: "twin-rlf-memory",
+    label: "rate-limiter-flexible memory, node:http, a second identical server (an A/A control)",
+    floor: "bare-node",
+    redis: false,
+    peer: "rlf-memory",
+  },
+  {
+    name: "twin-bare-express",
+    label: "bare express, a second identical server (an A/A control)",
+    floor: "bare-express",
+    redis: false,
+    peer: "bare-express",
+  },
 ];
 
 /**
@@ -95,10 +111,10 @@ const VARIANTS: readonly Variant[] = [
  */
 const BLOCKS: readonly (readonly VariantName[])[] = [
   ["bare-node"],
-  ["ours-node-local", "rlf-memory", "ours-node-memory", "node-floor"],
+  ["ours-node-local", "rlf-memory", "ours-node-memory", "node-floor", "twin-rlf-memory"],
   ["ours-node-redis", "rlf-redis"],
   ["express-noop", "express-headers"],
-  ["bare-express", "ours-express-local", "erl-memory", "ours-express-memory"],
+  ["bare-express", "ours-express-local", "erl-memory", "ours-express-memory", "twin-bare-express"],
   ["ours-express-redis", "erl-redis"],
 ];
 
@@ -118,7 +134,8 @@ const sampleS = (v: Variant) => (v.floor === "bare-express" ? 2 : 0.8);
 const PARTS = 4;
 
 // the floors and the bare Express controls limit nothing: one mode, and no state per key
-const limits = (v: Variant) => !v.name.startsWith("bare") && !v.name.startsWith("express-");
+const limits = (v: Variant) =>
+  !v.name.startsWith("bare") && !v.name.startsWith("express-") && v.name !== "twin-bare-express";
 const modesOf = (v: Variant) => (limits(v) ? [false, true] : [false]);
 /**
  * BENCH_HTTP_ORDER=turns: every block sampled in each pass, in rotating order, with no lead-in (the
@@ -262,7 +279,7 @@ function rowOf(v: Variant, keys: number, deny: boolean, samples: readonly Sample
   const per = (f: keyof Sample, digits: number) => fmt(sum(f) / Math.max(1, sum("requests")), digits);
   const errors = sum("errors");
   // every server of ours with a store (Redis or MemoryStore) says how often it synced
-  const synced = v.redis || (v.peer !== undefined && v.name.endsWith("memory"));
+  const synced = v.redis || (v.name.startsWith("ours-") && v.name.endsWith("memory"));
   const syncs = synced ? `; ${per("keySyncs", 2)} key-syncs, ${per("rounds", 3)} rounds/req` : "";
   const revisits = samples.map((s) => s.revisitS).filter((x) => Number.isFinite(x));
   const back = revisits.length > 0 ? `; keys back after ${fmt(median(revisits), 1)} s` : "";

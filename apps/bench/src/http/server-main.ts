@@ -21,7 +21,9 @@ export type VariantName =
   | "erl-memory"
   | "erl-redis"
   | "rlf-memory"
-  | "rlf-redis";
+  | "rlf-redis"
+  | "twin-rlf-memory"
+  | "twin-bare-express";
 
 export type ServerRequest = { id: number } & (
   | { op: "configure"; scenario: Scenario }
@@ -55,6 +57,7 @@ async function build(s: Scenario): Promise<[Listener, () => Promise<void>]> {
     case "node-floor":
       return [nodeFloor(s), noop];
     case "bare-express":
+    case "twin-bare-express":
       return [bareExpress(), noop];
     case "express-noop":
       return [bareExpress("layer"), noop];
@@ -73,6 +76,7 @@ async function build(s: Scenario): Promise<[Listener, () => Promise<void>]> {
       return erl(s, redis);
     case "rlf-memory":
     case "rlf-redis":
+    case "twin-rlf-memory":
       return rlf(s, redis);
   }
 }
