@@ -14,6 +14,12 @@ function farBelowLimit(k: RateKeyState, t: number): boolean {
   return k.view.answered ? !isBusy(k, t) : k.family !== undefined;
 }
 
+/** Far below its limit, and no lone replica's overrun decides it instead: no view yet, or other replicas. */
+function mayWaitOn(health: StoreHealth, k: RateKeyState, now: number): boolean {
+  if (!farBelowLimit(k, now + health.offset)) return false;
+  return !k.view.answered || health.replicas() > 1;
+}
+
 /**
  * A timed-out wait while the store answers, only late: waits on, once, for a reply or until the oldest
  * round pending counts as a stall (cacheTtlMs after it left; then fail-static decides). Among replicas
@@ -26,8 +32,7 @@ export function waitsOnLateStore(
   started: number,
 ): boolean {
   if (health.failing || now - started >= k.policy.cacheTtlMs) return false;
-  if (!farBelowLimit(k, now + health.offset)) return false;
-  return !k.view.answered || health.replicas() > 1;
+  return mayWaitOn(health, k, now);
 }
 
 /**
@@ -37,8 +42,7 @@ export function waitsOnLateStore(
  */
 export function waitsOnOwnRound(health: StoreHealth, k: RateKeyState, now: number): boolean {
   if (health.failing || health.isDegraded(k.policy, now)) return false;
-  if (!farBelowLimit(k, now + health.offset)) return false;
-  return !k.view.answered || health.replicas() > 1;
+  return mayWaitOn(health, k, now);
 }
 
 /**
