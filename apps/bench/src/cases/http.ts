@@ -40,6 +40,14 @@ const VARIANTS: readonly Variant[] = [
     redis: false,
   },
   {
+    name: "express-floor",
+    label:
+      "express + the least a limiting middleware with headers does (one more layer: a Map of counts, one add, 3 headers; a control)",
+    floor: "bare-express",
+    redis: false,
+    peer: "bare-express",
+  },
+  {
     name: "ours-node-local",
     label: "ours, node:http core, no store (in-process)",
     floor: "bare-node",
@@ -114,7 +122,14 @@ const BLOCKS: readonly (readonly VariantName[])[] = [
   ["ours-node-local", "rlf-memory", "ours-node-memory", "node-floor", "twin-rlf-memory"],
   ["ours-node-redis", "rlf-redis"],
   ["express-noop", "express-headers"],
-  ["bare-express", "ours-express-local", "erl-memory", "ours-express-memory", "twin-bare-express"],
+  [
+    "bare-express",
+    "ours-express-local",
+    "erl-memory",
+    "ours-express-memory",
+    "express-floor",
+    "twin-bare-express",
+  ],
   ["ours-express-redis", "erl-redis"],
 ];
 
@@ -133,9 +148,12 @@ const sampleS = (v: Variant) => (v.floor === "bare-express" ? 2 : 0.8);
 /** A sample is taken in this many parts, the servers of its block taking turns (ABBA) between parts. */
 const PARTS = 4;
 
-// the floors and the bare Express controls limit nothing: one mode, and no state per key
+// the bare servers and the two Express cost controls limit nothing: one mode, and no state per key
 const limits = (v: Variant) =>
-  !v.name.startsWith("bare") && !v.name.startsWith("express-") && v.name !== "twin-bare-express";
+  !v.name.startsWith("bare") &&
+  v.name !== "express-noop" &&
+  v.name !== "express-headers" &&
+  v.name !== "twin-bare-express";
 const modesOf = (v: Variant) => (limits(v) ? [false, true] : [false]);
 /**
  * BENCH_HTTP_ORDER=turns: every block sampled in each pass, in rotating order, with no lead-in (the

@@ -51,6 +51,30 @@ export async function erl(s: Scenario, redis?: Redis): Promise<[Listener, () => 
  * per key, one add, the three X-RateLimit-* headers; the denied keys answered 429 from their count.
  */
 export function nodeFloor(s: Scenario): Listener {
+  const count = floorCounter(s);
+  return (req, res) => {
+    if (count(req, res)) res.end("ok");
+  };
+}
+
+/**
+ * The same least, as one Express middleware more before the handler (a control): what any rate-limit
+ * middleware that sends the three headers costs Express before it limits anything.
+ */
+export function expressFloor(s: Scenario): Listener {
+  const count = floorCounter(s);
+  const app = express();
+  app.use((req, res, next) => {
+    if (count(req, res)) next();
+  });
+  app.use((_req, res) => {
+    res.send("ok");
+  });
+  return app;
+}
+
+/** Counts the request's key and sets the three headers; answers a denied key 429 and returns false. */
+function floorCounter(s: Scenario): (req: IncomingMessage, res: ServerResponse) => boolean {
   const counts = new Map<string, { n: number }>();
   for (const k of httpKeys(s.keys, s.deny)) counts.set(k, { n: k.startsWith("d") ? 1 : 0 });
   const reset = String(Math.ceil(Date.now() / 1000) + HOUR_S);
@@ -62,13 +86,11 @@ export function nodeFloor(s: Scenario): Listener {
     res.setHeader(X_RATELIMIT_LIMIT, String(max));
     res.setHeader(X_RATELIMIT_REMAINING, String(Math.max(0, max - c.n)));
     res.setHeader(X_RATELIMIT_RESET, reset);
-    if (c.n <= max) {
-      res.end("ok");
-      return;
-    }
+    if (c.n <= max) return true;
     res.setHeader("retry-after", "3600");
     res.writeHead(429, { "content-type": "application/json" });
     res.end(BODY_429);
+    return false;
   };
 }
 

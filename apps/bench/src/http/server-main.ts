@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { Redis } from "ioredis";
 import type { Scenario } from "./keys.js";
 import { type Listener, limiterStats, oursExpress, oursNode, type StoreKind } from "./ours.js";
-import { bareExpress, bareNode, erl, nodeFloor, rlf } from "./peers.js";
+import { bareExpress, bareNode, erl, expressFloor, nodeFloor, rlf } from "./peers.js";
 
 export type VariantName =
   | "bare-node"
@@ -12,6 +12,7 @@ export type VariantName =
   | "bare-express"
   | "express-noop"
   | "express-headers"
+  | "express-floor"
   | "ours-node-local"
   | "ours-node-memory"
   | "ours-node-redis"
@@ -63,6 +64,8 @@ async function build(s: Scenario): Promise<[Listener, () => Promise<void>]> {
       return [bareExpress("layer"), noop];
     case "express-headers":
       return [bareExpress("headers"), noop];
+    case "express-floor":
+      return [expressFloor(s), noop];
     case "ours-node-local":
     case "ours-node-memory":
     case "ours-node-redis":
