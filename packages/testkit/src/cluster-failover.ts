@@ -7,11 +7,11 @@ import { driveLoad, msUntilIntoSecond } from "./load-driver.js";
 import { realTimeRetry } from "./loop-delay.js";
 import { rawCommand } from "./resp.js";
 import type { RedisServer } from "./server.js";
+import { sleep } from "./sleep.js";
 
 const REPLICAS = 4;
 /** While a fault starts, lasts or ends: each replica's ⌈L / N⌉ rounded up, L + N − 1 at most. */
 const FAULT_BOUND = RIG_LIMIT + REPLICAS - 1;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** The master holding a key that matches `pattern` (replicas hold copies: masters only). */
 async function masterOf(nodes: readonly RedisServer[], pattern: string): Promise<RedisServer | undefined> {

@@ -6,8 +6,8 @@ import type { ClusterSeeds } from "./cluster-failover.js";
 import type { ExecHandle } from "./exec-handle.js";
 import { rawCommand } from "./resp.js";
 import type { RedisServer } from "./server.js";
+import { sleep } from "./sleep.js";
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const KEYS = Array.from({ length: 16 }, (_, i) => `rlmoved:${i}`);
 
 const incr = (keys: readonly string[]): RedisCommand[] => keys.map((key) => ({ key, args: ["INCR", key] }));

@@ -13,11 +13,11 @@ import { driveLoad, msUntilIntoSecond } from "./load-driver.js";
 import { expectLatencyWithin, realTimeRetry } from "./loop-delay.js";
 import { rawCommand } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
+import { sleep } from "./sleep.js";
 
 const REPLICAS = 4;
 /** While a fault starts, lasts or ends: each replica's ⌈L / N⌉ rounded up, L + N − 1 at most. */
 const FAULT_BOUND = RIG_LIMIT + REPLICAS - 1;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Hits Redis counted in window `w1` (cur + prev) of the first key matching `pattern`. */
 async function countedHits(port: number, pattern: string): Promise<number> {

@@ -8,9 +8,8 @@ import { expectLatencyWithin, LoopLateness, realTimeRetry } from "./loop-delay.j
 import { describeReplicaProcessScenarios } from "./replica-process-scenarios.js";
 import { forgetService, rawCommand } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
+import { sleep } from "./sleep.js";
 import { FIXED_50 } from "./spec-policies.js";
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Hits recorded in the first window (`w1` = `idx:cur:prev:tat`) of the first key matching `pattern`. */
 async function pushedHits(port: number, pattern: string): Promise<number> {

@@ -1,6 +1,7 @@
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import type { Limiter } from "@resil/limit";
+import { sleep } from "./sleep.js";
 
 /** Admits and checks of one Unix second: `[second, admitted, offered]`. */
 export type SecondCount = [second: number, admitted: number, offered: number];
@@ -23,8 +24,6 @@ export interface LoadOptions {
   /** Upper bound on checks per caller, whatever the duration (default 10 000). */
   maxChecksPerTask?: number;
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** Milliseconds until the wall clock is `ms` into a second, at least `minMs` from now. */
 export function msUntilIntoSecond(ms: number, minMs = 0): number {

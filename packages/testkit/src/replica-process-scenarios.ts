@@ -6,6 +6,7 @@ import { realTimeRetry } from "./loop-delay.js";
 import { ReplicaProcess } from "./replica-process.js";
 import { forgetService, rawCommand } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
+import { sleep } from "./sleep.js";
 import { FIXED_50 } from "./spec-policies.js";
 
 /** A pod's lease in the store: its credit and how long until it expires. */
@@ -13,8 +14,6 @@ interface Lease {
   credit: number;
   expiresInMs: number;
 }
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Limiter replicas in separate child processes (replica-runner over the adapter's module), sharing one

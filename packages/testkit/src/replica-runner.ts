@@ -12,8 +12,7 @@ import type {
   ReplicaRequest,
   ReplicaStatus,
 } from "./replica-protocol.js";
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+import { sleep } from "./sleep.js";
 
 function send(answer: ReplicaAnswer): void {
   process.send?.(answer);

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { serverBinaries } from "./binary.js";
 import { freePort } from "./ports.js";
 import { ping } from "./resp.js";
+import { sleep } from "./sleep.js";
 
 /** A Redis server a test suite talks to: private (started here, controllable) or external (RESIL_TEST_REDIS_URL). */
 export interface RedisServer {
@@ -54,10 +55,6 @@ function installExitHook(): void {
       }
     }
   });
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
 }
 
 class PrivateServer implements RedisServer {

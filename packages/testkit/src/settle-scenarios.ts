@@ -3,9 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ExecHandle, LimiterAdapter } from "./exec-handle.js";
 import { rawCommand } from "./resp.js";
 import { type RedisServer, startRedis } from "./server.js";
+import { sleep } from "./sleep.js";
 
 const HOUR_MS = 3_600_000;
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** The count of the key's first window (`w1` = idx:cur:prev:tat) on the server. */
 async function windowCount(port: number, pattern: string): Promise<number> {
